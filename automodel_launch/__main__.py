@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from automodel_launch.cli import main
+
+main()

@@ -1,0 +1,86 @@
+"""Host checks: what only this machine can tell (paths exist, variables are set).
+
+Kept apart from the models so editors and pre-commit validate the same config
+offline (``--no-check-paths``), while the CLI checks the host before submitting.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from automodel_launch.config.environment import SHELL_TEXT_FIELDS, strings
+from automodel_launch.diagnostics import Collector, Loc
+from automodel_launch.loading import env
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.settings import Settings
+
+
+def check_host(
+    document: LaunchDocument,
+    sink: Collector,
+    settings: Settings,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    environ = os.environ if environ is None else environ
+    if settings.check_paths and document.slurm is not None:
+        _check_slurm_paths(document, sink, environ)
+    if settings.check_env:
+        _check_unset(document, sink, environ)
+
+
+def _check_slurm_paths(
+    document: LaunchDocument, sink: Collector, environ: Mapping[str, str]
+) -> None:
+    slurm = document.slurm
+    assert slurm is not None
+    mounts: list[tuple[Loc, str]] = [
+        (("slurm", "extra_mounts", i, "source"), m.source) for i, m in enumerate(slurm.extra_mounts)
+    ]
+    if slurm.nemo_mount is not None:
+        mounts.append((("slurm", "nemo_mount", "source"), slurm.nemo_mount.source))
+    if slurm.container_image is not None and _is_image_path(slurm.container_image):
+        mounts.append((("slurm", "container_image"), slurm.container_image))
+    for loc, text in mounts:
+        path, missing = env.expand(text, environ)
+        if missing or Path(path).exists():
+            continue
+        sink.add(
+            "path-missing",
+            loc,
+            f"{path} does not exist on this host",
+            "create it, fix the path, or pass --no-check-paths when this host is not a "
+            "cluster node",
+        )
+
+
+def _is_image_path(image: str) -> bool:
+    return image.startswith(("/", "./", "../")) or image.endswith(".sqsh")
+
+
+def _check_unset(document: LaunchDocument, sink: Collector, environ: Mapping[str, str]) -> None:
+    section = document.launcher
+    if section == "interactive":
+        return
+    raw = getattr(document, section).model_dump(mode="python", exclude_defaults=True)
+    for loc, text in strings(raw, (section,)):
+        if loc[1] in SHELL_TEXT_FIELDS:
+            continue
+        for ref in env.scan(text).references:
+            if (
+                ref.default is None
+                and ref.name not in environ
+                and not env.is_runtime_variable(ref.name)
+            ):
+                where = "the job starts" if section == "slurm" else "you submit"
+                sink.add(
+                    "env-unset",
+                    loc,
+                    f"${{{ref.name}}} is not set here",
+                    f"export {ref.name} before {where}",
+                )

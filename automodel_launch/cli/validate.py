@@ -1,0 +1,56 @@
+"""``automodel-launch validate FILE...``: exit 0 clean, 1 on errors, 2 on usage errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+FormatOption = Annotated[
+    Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
+    typer.Option("--format", "-f", help="Output format: text, json or github.", show_default=False),
+]
+
+
+def command(
+    files: Annotated[list[Path], typer.Argument(help="Recipe YAML files or directories.")],
+    output_format: FormatOption = None,
+    check_paths: Annotated[
+        Optional[bool],  # noqa: UP045
+        typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),
+    ] = None,
+    check_env: Annotated[
+        Optional[bool],  # noqa: UP045
+        typer.Option("--check-env/--no-check-env", help="Warn about unset ${VAR} references."),
+    ] = None,
+    strict: Annotated[
+        Optional[bool],  # noqa: UP045
+        typer.Option("--strict/--no-strict", help="Fail on warnings too."),
+    ] = None,
+) -> None:
+    """Check launcher configs; report every problem in every file at once."""
+    from automodel_launch.cli.common import load_settings
+    from automodel_launch.report import write_report
+    from automodel_launch.validation import validate_path
+
+    settings = load_settings(
+        format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
+    )
+    reports = [validate_path(path, settings) for path in expand(files)]
+    write_report(reports, settings.format, sys.stdout, strict=settings.strict)
+    raise typer.Exit(1 if any(r.failed(settings.strict) for r in reports) else 0)
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """Directories stand for the YAML files below them, in a stable order."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(
+                p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+            )
+        else:
+            out.append(path)
+    return out

@@ -1,0 +1,1 @@
+"""Pydantic models of the recipe's launcher sections and the keys launching reads."""

@@ -1,0 +1,122 @@
+"""The recipe document as a whole: which launcher, and the sections launching reads."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from automodel_launch.config.recipe import (
+    Checkpoint,
+    FaultTolerance,
+    RestoreFrom,
+    StepScheduler,
+)
+from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.config.types import OpenSection
+
+LAUNCHERS = ("slurm", "skypilot")
+LAUNCHER_SECTIONS = frozenset({"slurm", "skypilot", "fault_tolerance"})
+"""Sections the launcher owns: strict, and removed from the job config."""
+UNSUPPORTED_LAUNCHERS = {
+    "k8s": "Kubernetes is reached through skypilot: with cloud: kubernetes",
+    "kubernetes": "Kubernetes is reached through skypilot: with cloud: kubernetes",
+    "nemo_run": "launch NeMo-Run configs with NeMo-Run itself, or use slurm:/skypilot:",
+}
+_UNSUPPORTED_NOTE = "Not launched by automodel-launch: "
+
+SECTION_MODELS: dict[str, type[BaseModel]] = {
+    "slurm": SlurmConfig,
+    "skypilot": SkyPilotConfig,
+    "fault_tolerance": FaultTolerance,
+    "step_scheduler": StepScheduler,
+    "checkpoint": Checkpoint,
+    "restore_from": RestoreFrom,
+}
+
+
+def _unsupported(name: str) -> Any:
+    note = _UNSUPPORTED_NOTE + UNSUPPORTED_LAUNCHERS[name]
+    return Field(default=None, description=note, json_schema_extra={"deprecationMessage": note})
+
+
+class LaunchDocument(OpenSection):
+    """A NeMo AutoModel recipe. Recipe sections pass through; at most one launcher section."""
+
+    model_config = OpenSection.model_config | {"title": "NeMo AutoModel recipe"}
+
+    slurm: SlurmConfig | None = Field(
+        default=None, description="Submit to a Slurm cluster. Excludes skypilot:."
+    )
+    skypilot: SkyPilotConfig | None = Field(
+        default=None, description="Launch on a cloud or Kubernetes. Excludes slurm:."
+    )
+    fault_tolerance: FaultTolerance | None = Field(
+        default=None, description="Restart on failure; valid only next to slurm:."
+    )
+    step_scheduler: StepScheduler | None = None
+    checkpoint: Checkpoint | None = None
+    restore_from: RestoreFrom | None = None
+    recipe: Any = Field(
+        default=None,
+        description="Recipe class (AutoModel 0.7+); selects the `nemo_automodel.cli.app` entry.",
+    )
+    k8s: Any = _unsupported("k8s")
+    kubernetes: Any = _unsupported("kubernetes")
+    nemo_run: Any = _unsupported("nemo_run")
+
+    @property
+    def launcher(self) -> Literal["slurm", "skypilot", "interactive"]:
+        if self.slurm is not None:
+            return "slurm"
+        if self.skypilot is not None:
+            return "skypilot"
+        return "interactive"
+
+
+def job_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The recipe each rank reads: the file's data without the launcher's own sections."""
+    return {key: value for key, value in data.items() if key not in LAUNCHER_SECTIONS}
+
+
+def unknown_key_hint(loc: tuple[str | int, ...], key: str) -> str:
+    """Did-you-mean for a key the strict mapping at ``loc`` does not have."""
+    valid = allowed_keys(loc)
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.75)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    for other in LAUNCHERS:
+        if len(loc) == 1 and other != loc[0] and key in allowed_keys((other,)):
+            return f"'{key}' is a {other}: field; {loc[0]}: does not have it"
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "valid keys: " + ", ".join(valid)
+
+
+def allowed_keys(loc: tuple[str | int, ...]) -> list[str]:
+    """The keys a strict mapping at ``loc`` accepts, for did-you-mean hints."""
+    model: Any = LaunchDocument
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        model = _model_in(field.annotation)
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) + getattr(annotation, "__metadata__", ()):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    origin = getattr(annotation, "__origin__", None)
+    return _model_in(origin) if origin is not None and origin is not annotation else None

@@ -1,0 +1,135 @@
+"""The recipe keys launching depends on, and the rules that join them to a launcher.
+
+Recipe sections stay open: only the keys read here are checked, everything else
+passes through untouched. Both the seed's names (``step_scheduler.checkpoint_interval``,
+``restore_from.path``) and real AutoModel's (``step_scheduler.ckpt_every_steps``,
+``checkpoint.restore_from``) are accepted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from automodel_launch.config.types import OpenSection, StrictSection
+from automodel_launch.diagnostics import Collector
+
+if TYPE_CHECKING:
+    from automodel_launch.config.skypilot import SkyPilotConfig
+    from automodel_launch.settings import Settings
+
+
+class StepScheduler(OpenSection):
+    """Training loop schedule (only the checkpoint interval is checked here)."""
+
+    ckpt_every_steps: int | None = Field(
+        default=None, ge=1, description="Save a checkpoint every N steps (AutoModel's name)."
+    )
+    checkpoint_interval: int | None = Field(
+        default=None, ge=1, description="Save a checkpoint every N steps (the seed's name)."
+    )
+
+    @property
+    def interval(self) -> tuple[str, int] | None:
+        """(key used, steps), preferring AutoModel's own key."""
+        for key in ("ckpt_every_steps", "checkpoint_interval"):
+            value = getattr(self, key)
+            if value is not None:
+                return key, value
+        return None
+
+
+class Checkpoint(OpenSection):
+    """Checkpointing (only what spot recovery depends on is checked here)."""
+
+    enabled: bool | None = Field(default=None, description="Write checkpoints at all.")
+    checkpoint_dir: str | None = Field(
+        default=None, description="Where checkpoints go; on spot VMs use durable storage."
+    )
+    restore_from: str | None = Field(
+        default=None,
+        description="Checkpoint to resume from; null (or LATEST) resumes from the latest one.",
+    )
+
+
+class RestoreFrom(OpenSection):
+    """The seed's spelling of where to resume."""
+
+    path: str | None = Field(default=None, description="Checkpoint path to resume from.")
+
+
+class FaultTolerance(StrictSection):
+    """Restart on failure. Slurm only: renders ``--requeue`` and torchrun ``--max-restarts``."""
+
+    enabled: bool = Field(default=True, description="Turn restart-on-failure on.")
+    max_restarts: int = Field(
+        default=3, ge=0, description="torchrun --max-restarts: worker-group restarts per node."
+    )
+    requeue: bool = Field(
+        default=True, description="Requeue the job (`--requeue`, `--open-mode=append`)."
+    )
+
+
+def checkpointing_enabled(checkpoint: Checkpoint | None) -> bool:
+    return checkpoint is None or checkpoint.enabled is not False
+
+
+def check_spot(
+    sky: SkyPilotConfig,
+    scheduler: StepScheduler | None,
+    checkpoint: Checkpoint | None,
+    restore: RestoreFrom | None,
+    sink: Collector,
+    settings: Settings,
+) -> None:
+    """With ``use_spot: true`` the job must survive preemption (the seed's checklist)."""
+    if not sky.use_spot:
+        return
+    spot = ("skypilot", "use_spot")
+    interval = scheduler.interval if scheduler else None
+    if interval is None:
+        sink.add(
+            "spot-no-checkpoint-interval",
+            spot,
+            "a spot instance can be preempted at any time, but no checkpoint interval is set",
+            "add step_scheduler.ckpt_every_steps (e.g. 100)",
+        )
+    elif interval[1] > settings.spot_checkpoint_interval_warn:
+        key, steps = interval
+        sink.add(
+            "spot-long-checkpoint-interval",
+            ("step_scheduler", key),
+            f"{key}: {steps} on a spot instance can lose up to {steps} steps per preemption",
+            f"use a shorter interval (at most {settings.spot_checkpoint_interval_warn}, "
+            "AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN changes the limit)",
+        )
+    if checkpoint is not None and checkpoint.enabled is False:
+        sink.add(
+            "spot-checkpoint-disabled",
+            ("checkpoint", "enabled"),
+            "checkpointing is off on a spot instance: a preemption loses the whole run",
+            "set checkpoint.enabled: true",
+        )
+    has_restore = (restore is not None and restore.path) or "restore_from" in (
+        checkpoint.model_fields_set if checkpoint else set()
+    )
+    if not has_restore:
+        sink.add(
+            "spot-no-restore",
+            spot,
+            "nothing says where a recovered job resumes from",
+            "set checkpoint.restore_from: null (resume from the latest checkpoint) or "
+            "restore_from.path",
+        )
+    directory = checkpoint.checkpoint_dir if checkpoint else None
+    if directory is None or not directory.startswith(("/", "${", "s3://", "gs://", "az://")):
+        loc = ("checkpoint", "checkpoint_dir") if directory else spot
+        sink.add(
+            "spot-relative-checkpoint-dir",
+            loc,
+            f"checkpoints go to '{directory or 'checkpoints/'}' on the VM's own disk, which "
+            "a preemption discards",
+            "point checkpoint.checkpoint_dir at storage that outlives the VM (an absolute "
+            "path on a mounted bucket or volume)",
+        )

@@ -1,0 +1,221 @@
+"""The ``skypilot:`` launcher section and its cross-field rules."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
+
+from automodel_launch.config.types import EnvVars, SecretReference, StrictSection, fail
+from automodel_launch.diagnostics import Collector
+
+Cloud = Literal["aws", "gcp", "azure", "lambda", "kubernetes"]
+CLOUDS: tuple[str, ...] = ("aws", "gcp", "azure", "lambda", "kubernetes")
+KNOWN_ACCELERATORS = (
+    "A10", "A10G", "A100", "A100-80GB", "A40", "B100", "B200", "GB200", "H100", "H100-MEGA",
+    "H100-80GB", "H200", "K80", "L4", "L40", "L40S", "M60", "P100", "P4", "RTX6000", "RTXPRO6000",
+    "T4", "V100", "V100-32GB", "MI300X", "MI250X", "TPU-V4", "TPU-V5E", "TPU-V5P",
+)  # fmt: skip
+_ACCELERATOR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)(?::(?P<count>[^:]*))?$")
+_CLUSTER_NAME = re.compile(r"^[a-zA-Z]([-_.a-zA-Z0-9]*[a-zA-Z0-9])?$")
+_REGION = {
+    "aws": re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$"),
+    "gcp": re.compile(r"^[a-z]+-[a-z]+\d+$"),
+    "azure": re.compile(r"^[a-z]+[a-z0-9]*$"),
+}
+
+
+def _cloud(value: Any) -> Any:
+    if isinstance(value, str) and value.lower() in CLOUDS:
+        return value.lower()
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value.lower(), CLOUDS, n=1)
+        fail(
+            "invalid-choice",
+            f"cloud '{value}' is not one of {', '.join(CLOUDS)}",
+            f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(CLOUDS)}",
+        )
+    return value
+
+
+def _accelerators(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    match = _ACCELERATOR.match(value)
+    count = match["count"] if match else None
+    if match is None or (count is not None and not (count.isdigit() and int(count) >= 1)):
+        fail(
+            "invalid-accelerators",
+            f"accelerators '{value}' is not NAME:COUNT",
+            'e.g. "H100:8" or "A100-80GB:4" (COUNT is a whole number >= 1)',
+        )
+    return f"{match['name']}:{int(count) if count else 1}"
+
+
+class JobRecovery(StrictSection):
+    """How a managed (spot) job recovers from preemption."""
+
+    strategy: Literal["EAGER_NEXT_REGION", "FAILOVER"] = Field(
+        default="EAGER_NEXT_REGION", description="SkyPilot recovery strategy."
+    )
+    max_restarts_on_errors: int = Field(
+        default=0, ge=0, description="Restarts on user-code failure (not preemption)."
+    )
+
+
+class SkyPilotConfig(StrictSection):
+    """Launch the recipe on any cloud or Kubernetes through SkyPilot."""
+
+    model_config = StrictSection.model_config | {
+        "title": "SkyPilot launcher",
+        "json_schema_extra": {
+            "defaultSnippets": [
+                {
+                    "label": "skypilot: spot job",
+                    "body": {
+                        "cloud": "${1|aws,gcp,azure,lambda,kubernetes|}",
+                        "accelerators": "${2:H100:8}",
+                        "num_nodes": "^${3:1}",
+                        "use_spot": "^${4:false}",
+                        "disk_size": "^${5:200}",
+                    },
+                }
+            ]
+        },
+    }
+
+    cloud: Annotated[Cloud, BeforeValidator(_cloud)] = Field(
+        description="Target cloud (case-insensitive): aws, gcp, azure, lambda or kubernetes.",
+    )
+    accelerators: (
+        Annotated[
+            str,
+            BeforeValidator(_accelerators),
+            WithJsonSchema(
+                {
+                    "type": "string",
+                    "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]*(:[1-9][0-9]*)?$",
+                    "patternErrorMessage": 'NAME:COUNT, e.g. "H100:8"',
+                }
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="GPU type and count per node, `NAME:COUNT` (e.g. `H100:8`, `A100-80GB:4`).",
+        examples=["H100:8", "A100-80GB:4"],
+    )
+    num_nodes: int = Field(default=1, ge=1, description="Number of instances (nodes).")
+    use_spot: bool = Field(
+        default=False,
+        description="Spot/preemptible instances. Requires checkpoints "
+        "(step_scheduler.ckpt_every_steps) and a restore setting; launched as a managed job so "
+        "preemption is recovered.",
+    )
+    disk_size: int | None = Field(default=None, ge=1, description="Disk size per node in GB.")
+    region: str | None = Field(default=None, description="Cloud region, e.g. us-east-1.")
+    zone: str | None = Field(default=None, description="Zone inside the region.")
+    instance_type: str | None = Field(default=None, description="Instance type, e.g. p5.48xlarge.")
+    setup: str | None = Field(
+        default=None, description="Shell commands run on each node before the job."
+    )
+    env_vars: EnvVars = Field(
+        default_factory=dict,
+        description="Environment for the task; `${VAR}` references are resolved when you submit. "
+        "Token-like values travel as SkyPilot secrets.",
+    )
+    job_name: str | None = Field(
+        default=None,
+        description="Job and cluster name: letters, digits, '-', '_', '.', starting with a letter.",
+    )
+    hf_home: str | None = Field(default=None, description="Hugging Face cache on the nodes.")
+    hf_token: SecretReference | None = Field(
+        default=None, description="Hugging Face token as a reference: `${HF_TOKEN}`."
+    )
+    wandb_key: SecretReference | None = Field(
+        default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
+    )
+    job_dir: str | None = Field(
+        default=None, description="Where job directories are created (default ./skypilot_jobs)."
+    )
+    gpus_per_node: int | None = Field(
+        default=None, ge=1, description="Ranks per node; defaults to the accelerator count."
+    )
+    job_recovery: JobRecovery | None = Field(
+        default=None, description="Managed-job recovery for spot preemption."
+    )
+
+    @field_validator("job_name")
+    @classmethod
+    def _cluster_name(cls, value: str | None) -> str | None:
+        if value is not None and not _CLUSTER_NAME.match(value):
+            fail(
+                "invalid-cluster-name",
+                f"'{value}' is not a SkyPilot cluster name",
+                "start with a letter; use letters, digits, '-', '_', '.'",
+            )
+        return value
+
+    @property
+    def accelerator_count(self) -> int | None:
+        return int(self.accelerators.split(":")[1]) if self.accelerators else None
+
+    @property
+    def ranks_per_node(self) -> int:
+        return self.gpus_per_node or self.accelerator_count or 1
+
+
+def check_skypilot(cfg: SkyPilotConfig, sink: Collector) -> None:
+    loc = ("skypilot",)
+    if cfg.accelerators:
+        name = cfg.accelerators.split(":")[0]
+        known = {a.upper() for a in KNOWN_ACCELERATORS}
+        if name.upper() not in known:
+            close = difflib.get_close_matches(name.upper(), known, n=1)
+            sink.add(
+                "unknown-accelerator",
+                (*loc, "accelerators"),
+                f"SkyPilot is unlikely to know the accelerator '{name}'",
+                f"did you mean '{close[0]}'?" if close else "check `sky show-gpus`",
+            )
+    count = cfg.accelerator_count
+    if cfg.gpus_per_node and count and cfg.gpus_per_node > count:
+        sink.add(
+            "gpus-exceed-accelerators",
+            (*loc, "gpus_per_node"),
+            f"gpus_per_node {cfg.gpus_per_node} is more than the {count} accelerators per node",
+            f"set gpus_per_node: {count} or request more accelerators",
+        )
+    if cfg.use_spot and cfg.cloud in ("kubernetes", "lambda"):
+        sink.add(
+            "spot-unsupported",
+            (*loc, "use_spot"),
+            f"{cfg.cloud} has no spot instances",
+            "set use_spot: false or pick another cloud",
+        )
+    _check_region(cfg, sink)
+
+
+def _check_region(cfg: SkyPilotConfig, sink: Collector) -> None:
+    pattern = _REGION.get(cfg.cloud)
+    if pattern and cfg.region and not pattern.match(cfg.region):
+        sink.add(
+            "unknown-region",
+            ("skypilot", "region"),
+            f"'{cfg.region}' does not look like a {cfg.cloud} region",
+            "check `sky show-gpus --cloud " + cfg.cloud + "` for region names",
+        )
+    if (
+        cfg.cloud in ("aws", "gcp")
+        and cfg.region
+        and cfg.zone
+        and not cfg.zone.startswith(cfg.region)
+    ):
+        sink.add(
+            "unknown-region",
+            ("skypilot", "zone"),
+            f"zone '{cfg.zone}' is not in region '{cfg.region}'",
+            f"zones of {cfg.region} start with '{cfg.region}'",
+        )

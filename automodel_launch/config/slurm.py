@@ -1,0 +1,223 @@
+"""The ``slurm:`` launcher section and its cross-field rules."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from automodel_launch.config import slurm_time
+from automodel_launch.config.mounts import Mount, MountField
+from automodel_launch.config.types import (
+    EnvVars,
+    JobName,
+    Port,
+    SecretReference,
+    SlurmTimeText,
+    SlurmWord,
+    StrictSection,
+)
+from automodel_launch.diagnostics import Collector
+
+if TYPE_CHECKING:
+    from automodel_launch.settings import Settings
+
+DEFAULT_CONTAINER = "nvcr.io/nvidia/nemo:dev"
+
+
+class SlurmConfig(StrictSection):
+    """Submit the recipe as a Slurm batch job (one torchrun agent per node)."""
+
+    model_config = StrictSection.model_config | {
+        "title": "Slurm launcher",
+        "json_schema_extra": {
+            "defaultSnippets": [
+                {
+                    "label": "slurm: multi-node job",
+                    "body": {
+                        "job_name": "${1:llm_finetune}",
+                        "nodes": "^${2:2}",
+                        "ntasks_per_node": "^${3:8}",
+                        "time": "${4:04:00:00}",
+                        "account": "${5:my_account}",
+                        "partition": "${6:batch}",
+                        "container_image": "${7:nvcr.io/nvidia/nemo:dev}",
+                        "master_port": "^${8:13742}",
+                    },
+                }
+            ]
+        },
+    }
+
+    job_name: JobName | None = Field(
+        default=None,
+        description="Slurm job name (`#SBATCH --job-name`). Default: `{domain}_{command}`, "
+        "e.g. `llm_finetune`. No whitespace or shell characters.",
+        examples=["llm_finetune"],
+    )
+    nodes: int = Field(default=1, ge=1, description="Number of nodes to allocate.")
+    ntasks_per_node: int = Field(
+        default=8,
+        ge=1,
+        description="Ranks (GPUs) per node. Rendered as torchrun `--nproc_per_node`; Slurm "
+        "runs one torchrun agent per node. WORLD_SIZE = nodes * ntasks_per_node.",
+    )
+    gpus_per_node: int | None = Field(
+        default=None,
+        ge=0,
+        description="GPUs to request per node (`#SBATCH --gpus-per-node`). Omitted when null. "
+        "ntasks_per_node may not exceed it.",
+    )
+    time: SlurmTimeText = Field(
+        default="04:00:00",
+        description="Wall-clock limit (`#SBATCH --time`). Formats: M, M:S, H:M:S, D-H, D-H:M, "
+        "D-H:M:S, UNLIMITED. Quote it: unquoted `1:00:00` is the integer 3600 to YAML 1.1. "
+        'Note `"30:00"` is 30 minutes.',
+        examples=["04:00:00", "2-00:00:00", "30"],
+    )
+    account: SlurmWord | None = Field(
+        default=None, description="Account to charge (`#SBATCH --account`); omitted when null."
+    )
+    partition: SlurmWord | None = Field(
+        default=None, description="Partition (`#SBATCH --partition`); omitted when null."
+    )
+    container_image: str | None = Field(
+        default=DEFAULT_CONTAINER,
+        pattern=r"^[^\s,]+$",
+        description="Enroot/pyxis image (`[USER@][REGISTRY#]IMAGE[:TAG]`) or a `.sqsh` path. "
+        "null runs on the nodes without a container.",
+        examples=[DEFAULT_CONTAINER, "/shared/images/nemo.sqsh", None],
+    )
+    nemo_mount: MountField | None = Field(
+        default=None,
+        description="Mount of the NeMo AutoModel source inside the container.",
+    )
+    hf_home: str = Field(
+        default="~/.cache/huggingface",
+        min_length=1,
+        description="Hugging Face cache (HF_HOME). Mounted into the container when absolute.",
+    )
+    extra_mounts: list[MountField] = Field(
+        default_factory=list,
+        description='Extra bind mounts: `{source, dest}`, `"/src:/dst[:flags]"` or '
+        '`"/path"`. Absolute paths; sources must exist on every node.',
+    )
+    master_port: Port = Field(
+        default=13742,
+        description="Rendezvous port (MASTER_PORT), 1024..65535. Change it on port conflicts, "
+        "or use `auto` to derive one from the job id.",
+    )
+    env_vars: EnvVars = Field(
+        default_factory=dict,
+        description="Environment for the job. Values are literal text except `${VAR}` "
+        "references, which the job's shell resolves at run time (values never written).",
+    )
+    nsys_enabled: bool = Field(
+        default=False,
+        description="Wrap training in `nsys profile`; `.nsys-rep` reports go to the job "
+        "directory. Diagnostic only: adds overhead and large files.",
+    )
+    job_dir: str | None = Field(
+        default=None, description="Where job directories are created (default ./slurm_jobs)."
+    )
+    repo_root: str | None = Field(
+        default=None, description="AutoModel checkout to run from (mounted at nemo_mount)."
+    )
+    hf_token: SecretReference | None = Field(
+        default=None, description="Hugging Face token as a reference: `${HF_TOKEN}`."
+    )
+    wandb_key: SecretReference | None = Field(
+        default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
+    )
+
+    @property
+    def world_size(self) -> int:
+        return self.nodes * self.ntasks_per_node
+
+    @property
+    def time_minutes(self) -> int | None:
+        return slurm_time.parse(self.time).minutes
+
+    def mounts(self) -> list[Mount]:
+        """Every container mount: hf_home (when absolute), nemo_mount, extra_mounts."""
+        found: list[Mount] = []
+        if self.hf_home.startswith("/"):
+            found.append(Mount(source=self.hf_home, dest=self.hf_home))
+        if self.nemo_mount is not None:
+            found.append(self.nemo_mount)
+        return found + list(self.extra_mounts)
+
+
+def check_slurm(
+    cfg: SlurmConfig, raw: dict[str, Any], sink: Collector, settings: Settings, checkpointing: bool
+) -> None:
+    """Rules across fields, and warnings; pydantic has already checked each field."""
+    loc = ("slurm",)
+    if cfg.gpus_per_node and cfg.ntasks_per_node > cfg.gpus_per_node:
+        sink.add(
+            "tasks-exceed-gpus",
+            (*loc, "ntasks_per_node"),
+            f"ntasks_per_node {cfg.ntasks_per_node} is more than gpus_per_node "
+            f"{cfg.gpus_per_node}: ranks would share GPUs",
+            f"set ntasks_per_node: {cfg.gpus_per_node}, or request more GPUs",
+        )
+    raw_time = raw.get("time")
+    if isinstance(raw_time, str) and slurm_time.looks_like_hours_minutes(raw_time):
+        sink.add(
+            "ambiguous-time",
+            (*loc, "time"),
+            f'Slurm reads "{raw_time}" as minutes:seconds ({cfg.time})',
+            f'for hours write "{raw_time}:00"; to keep minutes write "{cfg.time}"',
+        )
+    if isinstance(raw_time, int) and not isinstance(raw_time, bool):
+        sink.add(
+            "ambiguous-time",
+            (*loc, "time"),
+            f"a bare number is minutes to Slurm: {raw_time} is {cfg.time}",
+            f'write it as text: time: "{cfg.time}"',
+        )
+    _check_margin(cfg, sink, settings, checkpointing)
+    _check_mount_dests(cfg, sink)
+    if cfg.nsys_enabled:
+        sink.add(
+            "nsys-diagnostic-only",
+            (*loc, "nsys_enabled"),
+            "nsys profiling slows training and writes large .nsys-rep files into the job directory",
+            "profile a short run; turn it off for production training",
+        )
+
+
+def _check_margin(
+    cfg: SlurmConfig, sink: Collector, settings: Settings, checkpointing: bool
+) -> None:
+    minutes = cfg.time_minutes
+    margin = settings.checkpoint_margin_minutes
+    if checkpointing and minutes is not None and minutes < 2 * margin:
+        sink.add(
+            "time-leaves-no-checkpoint-margin",
+            ("slurm", "time"),
+            f"a {cfg.time} limit leaves under {margin} minutes for an async checkpoint to "
+            "finish: Slurm kills the job mid-write and the checkpoint is lost",
+            f"raise time, or end training at least {margin} minutes before the limit",
+        )
+
+
+def _check_mount_dests(cfg: SlurmConfig, sink: Collector) -> None:
+    seen: dict[str, str] = {}
+    named = [("hf_home", m) for m in cfg.mounts()[: 1 if cfg.hf_home.startswith("/") else 0]]
+    if cfg.nemo_mount is not None:
+        named.append(("nemo_mount", cfg.nemo_mount))
+    named += [(i, m) for i, m in enumerate(cfg.extra_mounts)]  # type: ignore[misc]
+    for where, mount in named:
+        loc = ("slurm", "extra_mounts", where) if isinstance(where, int) else ("slurm", where)
+        dest = mount.dest.rstrip("/") or "/"
+        if dest in seen:
+            sink.add(
+                "duplicate-mount-dest",
+                loc,
+                f"two mounts land on {mount.dest} (also {seen[dest]})",
+                "give each mount its own container path",
+            )
+        seen.setdefault(
+            dest, "slurm." + (f"extra_mounts[{where}]" if isinstance(where, int) else str(where))
+        )

@@ -1,0 +1,230 @@
+"""Field types shared by the launcher models.
+
+Each type validates, normalises, and describes itself in the JSON Schema, so the
+CLI and editors agree on what is valid. Failures raise :func:`fail`, whose code
+becomes the diagnostic code.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, NoReturn
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from automodel_launch.config import slurm_time
+from automodel_launch.loading import env
+
+
+def fail(code: str, message: str, hint: str | None = None) -> NoReturn:
+    """Raise a validation error whose type is our diagnostic code."""
+    raise PydanticCustomError(code, "{message}", {"message": message, "hint": hint})
+
+
+class StrictSection(BaseModel):
+    """A launcher section: unknown keys are errors, types are not coerced."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=False)
+
+
+class OpenSection(BaseModel):
+    """A recipe section: only the keys launching depends on are checked."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# --------------------------------------------------------------------------- time
+def _time(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        fail(
+            "invalid-time",
+            f'time must be text such as "04:00:00", not {_kind(value)}',
+            f"use one of {slurm_time.FORMATS}",
+        )
+    try:
+        parsed = (
+            slurm_time.from_minutes(value) if isinstance(value, int) else slurm_time.parse(value)
+        )
+    except slurm_time.TimeError as exc:
+        fail("invalid-time", str(exc), f"use one of {slurm_time.FORMATS}")
+    return parsed.normalized
+
+
+_TIME_PATTERN = (
+    r"^(\d+(:\d+){0,2}|\d+-(\d+(:\d+){0,2})?|-1|"
+    + "".join(f"[{c.upper()}{c}]" for c in "unlimited")
+    + "|"
+    + "".join(f"[{c.upper()}{c}]" for c in "infinite")
+    + ")$"
+)
+SlurmTimeText = Annotated[
+    str,
+    BeforeValidator(_time),
+    WithJsonSchema(
+        {
+            "type": ["string", "integer"],
+            "pattern": _TIME_PATTERN,
+            "minimum": 0,
+            "patternErrorMessage": f"Slurm time: {slurm_time.FORMATS}. Quote it.",
+        }
+    ),
+]
+"""A Slurm time limit, stored in Slurm's normalised spelling (``04:00:00``)."""
+
+
+# --------------------------------------------------------------------------- ports
+def _port(value: Any) -> int | str:
+    if value == "auto":
+        return "auto"
+    if isinstance(value, bool) or not isinstance(value, int):
+        fail(
+            "invalid-port",
+            f"master_port must be a number or 'auto', not {_kind(value)}",
+            "pick a free port in 1024..65535, or 'auto' to derive one from the job id",
+        )
+    if not 1024 <= value <= 65535:
+        fail(
+            "invalid-port",
+            f"port {value} is outside 1024..65535",
+            "pick a free port in 1024..65535, or 'auto' to derive one from the job id",
+        )
+    return value
+
+
+Port = Annotated[
+    int | Literal["auto"],
+    BeforeValidator(_port),
+    WithJsonSchema(
+        {"anyOf": [{"type": "integer", "minimum": 1024, "maximum": 65535}, {"const": "auto"}]}
+    ),
+]
+
+
+# --------------------------------------------------------------------------- names
+_JOB_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+@-]*$")
+_SLURM_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.,+@%=-]*$")
+
+
+def _job_name(value: Any) -> str:
+    if not isinstance(value, str) or not _JOB_NAME.match(value) or len(value) > 200:
+        fail(
+            "invalid-job-name",
+            f"job name {_show(value)} has whitespace, shell metacharacters or is empty",
+            "use letters, digits, '_', '-', '.' (e.g. llm_finetune)",
+        )
+    return value
+
+
+JobName = Annotated[
+    str,
+    BeforeValidator(_job_name),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": _JOB_NAME.pattern,
+            "maxLength": 200,
+            "patternErrorMessage": "letters, digits, '_', '-', '.': no spaces or shell characters",
+        }
+    ),
+]
+
+
+def _slurm_word(value: Any) -> str:
+    if not isinstance(value, str) or not _SLURM_WORD.match(value):
+        fail(
+            "invalid-slurm-word",
+            f"{_show(value)} cannot be an #SBATCH value (spaces, quotes, '#' or shell characters)",
+            "use the plain name, e.g. batch",
+        )
+    return value
+
+
+SlurmWord = Annotated[
+    str,
+    BeforeValidator(_slurm_word),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": _SLURM_WORD.pattern,
+            "patternErrorMessage": "a plain Slurm name: no spaces, quotes or '#'",
+        }
+    ),
+]
+
+
+# --------------------------------------------------------------------------- env vars
+def _env_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if not isinstance(value, str):
+        fail(
+            "wrong-type",
+            f"an environment value must be text, not {_kind(value)}",
+            "write the value as text; pass a variable through as ${NAME}",
+        )
+    return value
+
+
+def _env_name(value: Any) -> str:
+    if not isinstance(value, str) or not env.NAME_RE.match(value):
+        fail(
+            "invalid-env-name",
+            f"{_show(value)} is not an environment variable name",
+            "names are letters, digits and '_', not starting with a digit (e.g. HF_HOME)",
+        )
+    return value
+
+
+EnvName = Annotated[str, BeforeValidator(_env_name)]
+EnvValue = Annotated[
+    str,
+    BeforeValidator(_env_value),
+    WithJsonSchema({"type": ["string", "number", "boolean"]}),
+]
+EnvVars = Annotated[
+    dict[EnvName, EnvValue],
+    Field(json_schema_extra={"propertyNames": {"pattern": env.NAME_RE.pattern}}),
+]
+
+
+def _secret_reference(value: Any) -> str:
+    if not isinstance(value, str) or not env.is_pure_reference(value):
+        fail(
+            "secret-in-plain-text",
+            "a credential is written into the config file",
+            "write a reference such as ${HF_TOKEN} and set the variable where you submit",
+        )
+    return value
+
+
+SecretReference = Annotated[
+    str,
+    BeforeValidator(_secret_reference),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$",
+            "patternErrorMessage": "never the token itself: write ${HF_TOKEN}",
+        }
+    ),
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def _kind(value: Any) -> str:
+    names = {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "null",
+    }
+    return names.get(type(value), "text") if not isinstance(value, str) else f"'{value}'"
+
+
+def _show(value: Any) -> str:
+    return f"'{value}'" if isinstance(value, str) else _kind(value)

@@ -1,0 +1,255 @@
+"""The Diagnostic data type, the catalogue of codes, and where a diagnostic points.
+
+Every problem the tool finds, from a YAML syntax error to a spot job without
+checkpoints, becomes one :class:`Diagnostic`. Nothing is printed here: reporters
+in :mod:`automodel_launch.report` turn lists of diagnostics into text, JSON or
+GitHub annotations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+Loc = tuple[str | int, ...]
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding, located in a file: 1-based line and column, dotted path."""
+
+    severity: Severity
+    code: str
+    path: str
+    line: int
+    column: int
+    message: str
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+# code -> (severity, one-line summary). The summaries feed docs/diagnostics.md.
+CODES: dict[str, tuple[Severity, str]] = {
+    # loading
+    "file-not-found": (Severity.ERROR, "the path does not exist"),
+    "file-unreadable": (Severity.ERROR, "the file cannot be read (permissions, a directory)"),
+    "file-too-large": (Severity.ERROR, "the file is larger than a recipe can sensibly be"),
+    "not-text": (Severity.ERROR, "the file is binary or not UTF-8"),
+    "empty-file": (Severity.ERROR, "the file holds no YAML document"),
+    "yaml-syntax": (Severity.ERROR, "the YAML parser rejected the file"),
+    "multiple-documents": (Severity.ERROR, "more than one YAML document in the file"),
+    "root-not-mapping": (Severity.ERROR, "the top level is not a mapping of sections"),
+    "duplicate-key": (Severity.ERROR, "a key appears twice in one mapping"),
+    "alias-bomb": (Severity.ERROR, "anchors and aliases expand to an unreasonable size"),
+    "yaml11-trap": (Severity.WARNING, "YAML 1.1 (AutoModel's loader) reads the value differently"),
+    # structure
+    "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),
+    "missing-field": (Severity.ERROR, "a required field is absent"),
+    "wrong-type": (Severity.ERROR, "the value has the wrong type"),
+    "out-of-range": (Severity.ERROR, "a number outside its allowed range"),
+    "invalid-choice": (Severity.ERROR, "a value outside the allowed set"),
+    "invalid-value": (Severity.ERROR, "the value is not valid for the field"),
+    "multiple-launchers": (Severity.ERROR, "both slurm: and skypilot: are present"),
+    "unsupported-launcher": (Severity.ERROR, "a launcher section automodel-launch does not run"),
+    # slurm
+    "invalid-time": (Severity.ERROR, "not a Slurm time limit"),
+    "ambiguous-time": (Severity.WARNING, "a time that Slurm reads differently than it looks"),
+    "invalid-job-name": (Severity.ERROR, "a job name with whitespace or shell metacharacters"),
+    "invalid-slurm-word": (Severity.ERROR, "an account/partition that cannot be an #SBATCH value"),
+    "invalid-port": (Severity.ERROR, "master_port outside 1024..65535 and not 'auto'"),
+    "tasks-exceed-gpus": (Severity.ERROR, "more ranks per node than GPUs per node"),
+    "invalid-mount": (Severity.ERROR, "a mount pyxis cannot express"),
+    "duplicate-mount-dest": (Severity.ERROR, "two mounts land on the same container path"),
+    "invalid-container-image": (Severity.ERROR, "not an enroot/pyxis image reference"),
+    "nsys-diagnostic-only": (Severity.WARNING, "Nsight Systems profiling is on"),
+    "time-leaves-no-checkpoint-margin": (
+        Severity.WARNING,
+        "the time limit leaves too little room for an async checkpoint",
+    ),
+    "fault-tolerance-needs-slurm": (Severity.ERROR, "fault_tolerance: without slurm:"),
+    # skypilot
+    "invalid-accelerators": (Severity.ERROR, "not NAME:COUNT"),
+    "unknown-accelerator": (Severity.WARNING, "an accelerator name SkyPilot is unlikely to know"),
+    "unknown-region": (Severity.WARNING, "a region or zone that does not look like the cloud's"),
+    "gpus-exceed-accelerators": (Severity.ERROR, "gpus_per_node larger than the accelerator count"),
+    "spot-unsupported": (Severity.ERROR, "use_spot on a cloud without spot instances"),
+    "invalid-cluster-name": (Severity.ERROR, "a SkyPilot job name that is not a cluster name"),
+    # spot checkpoint rules
+    "spot-no-checkpoint-interval": (Severity.ERROR, "a spot job without a checkpoint interval"),
+    "spot-long-checkpoint-interval": (Severity.WARNING, "a spot job with a long interval"),
+    "spot-checkpoint-disabled": (Severity.ERROR, "a spot job with checkpointing turned off"),
+    "spot-no-restore": (Severity.WARNING, "a spot job that does not say where to resume"),
+    "spot-relative-checkpoint-dir": (Severity.WARNING, "spot checkpoints on the VM's own disk"),
+    # environment and secrets
+    "invalid-env-name": (Severity.ERROR, "not a valid environment variable name"),
+    "invalid-env-reference": (Severity.ERROR, "a malformed ${...} reference"),
+    "bare-env-reference": (Severity.WARNING, "$VAR is not expanded: it stays literal text"),
+    "command-substitution": (Severity.WARNING, "$(...) or backticks stay literal text"),
+    "secret-in-plain-text": (Severity.ERROR, "a token, key or password written in the file"),
+    "env-unset": (Severity.WARNING, "a referenced variable is not set here"),
+    # host checks
+    "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
+}
+
+
+@dataclass
+class Collector:
+    """Gathers diagnostics for one file, resolving a loc to a line and column.
+
+    ``keys`` and ``values`` map a loc (``("slurm", "time")``) to the 1-based
+    (line, column) of the key token and of the value node.
+    """
+
+    keys: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
+    values: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(
+        self,
+        code: str,
+        loc: Loc,
+        message: str,
+        hint: str | None = None,
+        *,
+        at_key: bool = False,
+        severity: Severity | None = None,
+    ) -> None:
+        line, column = self.position(loc, at_key=at_key)
+        self.items.append(
+            Diagnostic(
+                severity=severity or CODES[code][0],
+                code=code,
+                path=dotted(loc),
+                line=line,
+                column=column,
+                message=message,
+                hint=hint,
+            )
+        )
+
+    def position(self, loc: Loc, *, at_key: bool = False) -> tuple[int, int]:
+        """The nearest known position: the loc itself, else its closest ancestor."""
+        first, second = (self.keys, self.values) if at_key else (self.values, self.keys)
+        for end in range(len(loc), 0, -1):
+            part = loc[:end]
+            if part in first:
+                return first[part]
+            if part in second:
+                return second[part]
+        return (1, 1)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self.items.extend(diagnostics)
+
+
+def dotted(loc: Loc) -> str:
+    """``("slurm", "extra_mounts", 0, "source")`` -> ``slurm.extra_mounts[0].source``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def sort_key(diagnostic: Diagnostic) -> tuple[int, int, str]:
+    return (diagnostic.line, diagnostic.column, diagnostic.code)
+
+
+# ------------------------------------------------------------- pydantic errors
+_TYPE_MESSAGES = {
+    "int_type": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "int_parsing": "expected a whole number",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
+    "string_type": "expected text",
+    "float_type": "expected a number",
+    "model_type": "expected a mapping of keys",
+    "model_attributes_type": "expected a mapping of keys",
+    "dict_type": "expected a mapping of keys",
+    "list_type": "expected a list",
+}
+_RANGE = {
+    "greater_than_equal": ("ge", "at least"),
+    "greater_than": ("gt", "more than"),
+    "less_than_equal": ("le", "at most"),
+    "less_than": ("lt", "less than"),
+}
+
+
+def from_pydantic(
+    errors: Iterable[Mapping[str, Any]],
+    prefix: Loc,
+    sink: Collector,
+    unknown_key_hint: Callable[[Loc, str], str],
+) -> None:
+    """Turn pydantic's error list into diagnostics, one per error."""
+    for error in errors:
+        raw_loc = tuple(error["loc"])
+        at_key = "[key]" in raw_loc
+        loc = (*prefix, *(p for p in raw_loc if isinstance(p, int) or _is_path_part(p)))
+        code, message, hint = _describe(error, loc, unknown_key_hint)
+        sink.add(code, loc, message, hint, at_key=at_key or code == "unknown-key")
+
+
+def _is_path_part(part: str) -> bool:
+    return part != "[key]" and not any(ch in part for ch in "[]()")
+
+
+def _describe(
+    error: Mapping[str, Any], loc: Loc, unknown_key_hint: Callable[[Loc, str], str]
+) -> tuple[str, str, str | None]:
+    kind: str = error["type"]
+    ctx: Mapping[str, Any] = error.get("ctx") or {}
+    where = dotted(loc[:-1]) or "the top level"
+    field_name = str(loc[-1]) if loc else ""
+    if kind in CODES:
+        return kind, str(ctx.get("message", error["msg"])), ctx.get("hint")
+    if kind == "extra_forbidden":
+        hint = unknown_key_hint(loc[:-1], field_name)
+        return "unknown-key", f"unknown key '{field_name}' in {where}", hint
+    if kind == "missing":
+        return "missing-field", f"{where} needs '{field_name}'", f"add {field_name}: <value>"
+    if kind in _TYPE_MESSAGES:
+        got = _describe_input(error.get("input"))
+        return "wrong-type", f"{_TYPE_MESSAGES[kind]}, got {got}", None
+    if kind in _RANGE:
+        key, words = _RANGE[kind]
+        return "out-of-range", f"must be {words} {ctx.get(key)}", None
+    if kind in ("literal_error", "enum"):
+        return "invalid-choice", f"must be one of {ctx.get('expected')}", None
+    return "invalid-value", str(error["msg"]), None
+
+
+def _describe_input(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."

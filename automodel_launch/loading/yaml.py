@@ -1,0 +1,290 @@
+"""Load a recipe YAML into plain Python data plus the position of every key and value.
+
+Parsing uses ruamel.yaml's C composer (``ruamel.yaml.clib``): nodes carry line and
+column marks, so positions cost nothing extra and the slow round-trip loader is not
+needed. Values are built from the composed nodes with YAML 1.2 rules (what this
+tool, yaml-language-server and SkyPilot read); :mod:`automodel_launch.loading.yaml11`
+compares them with what AutoModel's YAML 1.1 loader would read.
+
+Bad input of any kind becomes a diagnostic, never an exception.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
+
+MAX_BYTES = 5 * 1024 * 1024
+"""The largest real recipe in the corpus is about 10 KB; 5 MB is far past any config."""
+MAX_EXPANDED_NODES = 200_000
+"""Aliases may share nodes; past this many nodes after expansion, it is a bomb."""
+
+_YAML_TAG = "tag:yaml.org,2002:"
+
+
+@dataclass
+class LoadedFile:
+    """A loaded recipe: its data and where each loc sits in the file."""
+
+    path: str
+    data: dict[str, Any]
+    keys: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    plain: dict[Loc, str] = field(default_factory=dict)
+    """The source text of each unquoted scalar, for the YAML 1.1 comparison."""
+
+    def collector(self) -> Collector:
+        return Collector(keys=self.keys, values=self.values)
+
+
+@dataclass
+class LoadResult:
+    loaded: LoadedFile | None
+    diagnostics: list[Diagnostic]
+
+
+def load_file(path: str | Path) -> LoadResult:
+    """Read and load one file; every failure is a diagnostic at the file's start."""
+    name = str(path)
+    sink = Collector()
+    try:
+        size = Path(path).stat().st_size
+        if size > MAX_BYTES:
+            sink.add(
+                "file-too-large",
+                (),
+                f"{size / 1e6:.1f} MB is far larger than any recipe "
+                f"(limit {MAX_BYTES // 10**6} MB)",
+                "check that this is the config you meant",
+            )
+            return LoadResult(None, sink.items)
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        sink.add("file-not-found", (), f"no such file: {name}", "check the path")
+        return LoadResult(None, sink.items)
+    except (IsADirectoryError, PermissionError, OSError) as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        sink.add("file-unreadable", (), f"cannot read {name}: {reason}", None)
+        return LoadResult(None, sink.items)
+    return load_bytes(raw, name)
+
+
+def load_bytes(raw: bytes, name: str = "<string>") -> LoadResult:
+    sink = Collector()
+    if b"\x00" in raw:
+        sink.add("not-text", (), "the file contains NUL bytes: it is binary, not YAML")
+        return LoadResult(None, sink.items)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        sink.add("not-text", (), f"the file is not UTF-8 (byte {exc.start}): it is not YAML text")
+        return LoadResult(None, sink.items)
+    return load_text(text, name)
+
+
+def load_text(text: str, name: str = "<string>") -> LoadResult:
+    sink = Collector()
+    documents = _compose(text, sink)
+    if documents is None:
+        return LoadResult(None, sink.items)
+    if not documents:
+        sink.add("empty-file", (), "the file holds no YAML document", "a recipe is a mapping")
+        return LoadResult(None, sink.items)
+    if len(documents) > 1:
+        mark = documents[1].start_mark
+        sink.items.append(
+            _diagnostic_at(
+                "multiple-documents",
+                mark.line + 1,
+                mark.column + 1,
+                f"the file holds {len(documents)} YAML documents; a recipe is one",
+                "remove the '---' separators and keep a single document",
+            )
+        )
+        return LoadResult(None, sink.items)
+    root = documents[0]
+    if not isinstance(root, MappingNode):
+        kind = "a list" if isinstance(root, SequenceNode) else "a single value"
+        sink.add(
+            "root-not-mapping",
+            (),
+            f"the top level is {kind}, not a mapping of sections",
+            "a recipe starts with keys such as 'model:' or 'slurm:'",
+        )
+        return LoadResult(None, sink.items)
+    if not _expansion_is_bounded(root):
+        sink.add(
+            "alias-bomb",
+            (),
+            "anchors and aliases expand past "
+            f"{MAX_EXPANDED_NODES:,} nodes (or refer to themselves)",
+            "write the values out instead of nesting aliases",
+        )
+        return LoadResult(None, sink.items)
+    loaded = LoadedFile(path=name, data={})
+    builder = _Builder(loaded, sink)
+    data = builder.build(root, ())
+    loaded.data = data if isinstance(data, dict) else {}
+    return LoadResult(loaded, sink.items)
+
+
+def _compose(text: str, sink: Collector) -> list[Node] | None:
+    yaml = YAML(typ="safe", pure=False)
+    try:
+        return [doc for doc in yaml.compose_all(io.StringIO(text)) if doc is not None]
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        hint = (
+            "YAML indents with spaces: replace the tab"
+            if _char_at(text, line, column) == "\t"
+            else None
+        )
+        sink.items.append(_diagnostic_at("yaml-syntax", line, column, problem, hint))
+    except (YAMLError, RecursionError, ValueError) as exc:
+        sink.items.append(_diagnostic_at("yaml-syntax", 1, 1, str(exc) or "invalid YAML"))
+    return None
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    lines = text.splitlines()
+    if 0 < line <= len(lines) and 0 < column <= len(lines[line - 1]):
+        return lines[line - 1][column - 1]
+    return ""
+
+
+def _diagnostic_at(
+    code: str, line: int, column: int, message: str, hint: str | None = None
+) -> Diagnostic:
+    return Diagnostic(CODES[code][0], code, "", line, column, message, hint)
+
+
+def _expansion_is_bounded(root: Node) -> bool:
+    """Count nodes as if every alias were copied out; stop at the limit or a cycle."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise OverflowError
+        active.add(key)
+        total = 1
+        if isinstance(node, MappingNode):
+            for k, v in node.value:
+                total += size(k) + size(v)
+        elif isinstance(node, SequenceNode):
+            for item in node.value:
+                total += size(item)
+        active.discard(key)
+        if total > MAX_EXPANDED_NODES:
+            raise OverflowError
+        sizes[key] = total
+        return total
+
+    try:
+        size(root)
+    except (OverflowError, RecursionError):
+        return False
+    return True
+
+
+class _Builder:
+    def __init__(self, loaded: LoadedFile, sink: Collector) -> None:
+        self.loaded = loaded
+        self.sink = sink
+
+    def build(self, node: Node, loc: Loc) -> Any:
+        self.loaded.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, ScalarNode)
+        if not node.style and str(node.tag).startswith(_YAML_TAG):
+            self.loaded.plain[loc] = node.value
+        return scalar_value(node)
+
+    def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.tag == _YAML_TAG + "merge":
+                merged = self.build(value_node, loc)
+                for k, v in merged.items() if isinstance(merged, dict) else []:
+                    out.setdefault(k, v)
+                continue
+            key = _key_text(key_node)
+            child = (*loc, key)
+            position = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if key in out:
+                first = self.loaded.keys[child]
+                self.sink.items.append(
+                    _diagnostic_at(
+                        "duplicate-key",
+                        *position,
+                        f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
+                        "AutoModel silently keeps the last one",
+                        "delete or rename one of them",
+                    )
+                )
+                continue
+            self.loaded.keys[child] = position
+            out[key] = self.build(value_node, child)
+        return out
+
+
+def _key_text(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        return str(node.value)
+    return f"<{type(node).__name__.removesuffix('Node').lower()} key>"
+
+
+def scalar_value(node: ScalarNode) -> Any:
+    """Construct a YAML 1.2 scalar from its resolved tag; unknown tags stay text."""
+    text: str = node.value
+    tag = str(node.tag).removeprefix(_YAML_TAG)
+    try:
+        if tag == "null":
+            return None
+        if tag == "bool":
+            return text.lower() == "true"
+        if tag == "int":
+            return _int(text)
+        if tag == "float":
+            return _float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _int(text: str) -> int:
+    clean = text.replace("_", "")
+    sign = -1 if clean.startswith("-") else 1
+    body = clean.lstrip("+-")
+    for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
+        if body.lower().startswith(prefix):
+            return sign * int(body[2:], base)
+    return sign * int(body, 10)
+
+
+def _float(text: str) -> float:
+    lowered = text.lower().replace("_", "")
+    if lowered in (".inf", "+.inf"):
+        return math.inf
+    if lowered == "-.inf":
+        return -math.inf
+    if lowered == ".nan":
+        return math.nan
+    return float(lowered)

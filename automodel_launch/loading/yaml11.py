@@ -1,0 +1,83 @@
+"""What YAML 1.1 (PyYAML, which AutoModel loads recipes with) makes of a plain scalar.
+
+This tool reads YAML 1.2, like yaml-language-server and SkyPilot. The two disagree on
+unquoted values such as ``1:00:00`` (1.1: the integer 3600, base 60) or ``yes``
+(1.1: true). The resolvers below are PyYAML's, so the warning says exactly what
+AutoModel would see.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_BOOL = re.compile(
+    r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$"
+)
+_INT = re.compile(
+    r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+"
+    r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$"
+)
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+
+
+def resolve(text: str) -> Any:
+    """The value PyYAML's safe loader constructs for this plain scalar."""
+    if _NULL.match(text):
+        return None
+    if _BOOL.match(text):
+        return text.lower() in ("yes", "true", "on")
+    if _INT.match(text):
+        return _int(text)
+    if _FLOAT.match(text):
+        return _float(text)
+    return text
+
+
+def _int(text: str) -> int:
+    clean = text.replace("_", "")
+    sign = -1 if clean.startswith("-") else 1
+    body = clean.lstrip("+-")
+    if body == "0":
+        return 0
+    if body.startswith("0b"):
+        return sign * int(body[2:], 2)
+    if body.startswith("0x"):
+        return sign * int(body[2:], 16)
+    if body.startswith("0"):
+        return sign * int(body, 8)
+    if ":" in body:
+        value = 0
+        for digit in body.split(":"):
+            value = value * 60 + int(digit)
+        return sign * value
+    return sign * int(body)
+
+
+def _float(text: str) -> float:
+    clean = text.replace("_", "").lower()
+    if clean.endswith("inf"):
+        return float("-inf") if clean.startswith("-") else float("inf")
+    if clean.endswith("nan"):
+        return float("nan")
+    if ":" in clean:
+        sign = -1.0 if clean.startswith("-") else 1.0
+        value = 0.0
+        for digit in clean.lstrip("+-").split(":"):
+            value = value * 60 + float(digit)
+        return sign * value
+    return float(clean)
+
+
+def differs(text: str, value_12: Any) -> Any | None:
+    """PyYAML's reading of ``text`` when it differs from the YAML 1.2 value, else None."""
+    value_11 = resolve(text)
+    if type(value_11) is type(value_12) and (value_11 == value_12 or value_11 != value_11):
+        return None
+    if isinstance(value_11, float) and isinstance(value_12, int) and value_11 == value_12:
+        return None
+    return value_11 if value_11 is not None or value_12 is not None else None

@@ -1,0 +1,30 @@
+"""GitHub Actions workflow commands: each diagnostic becomes an annotation on its line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from automodel_launch.validation import FileReport
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
+    for report in reports:
+        for d in report.diagnostics:
+            where = f"{d.path}: " if d.path else ""
+            hint = f" (hint: {d.hint})" if d.hint else ""
+            stream.write(
+                f"::{d.severity.value} file={_property(report.path)},line={d.line},"
+                f"col={d.column},title={_property('automodel-launch ' + d.code)}::"
+                f"{_data(where + d.message + hint)}\n"
+            )

@@ -1,0 +1,62 @@
+"""The text report: ``path:line:col: severity[code] field: message`` and a hint line.
+
+Plain text when piped (pre-commit, CI logs, grep); colours through rich only when
+the stream is a terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from automodel_launch.diagnostics import Diagnostic
+    from automodel_launch.validation import FileReport
+
+
+def format_line(path: str, d: Diagnostic) -> str:
+    field = f" {d.path}:" if d.path else ""
+    return f"{path}:{d.line}:{d.column}: {d.severity.value}[{d.code}]{field} {d.message}"
+
+
+def summary(reports: Sequence[FileReport], *, strict: bool) -> str:
+    errors = sum(d.is_error for r in reports for d in r.diagnostics)
+    warnings = sum(not d.is_error for r in reports for d in r.diagnostics)
+    failed = sum(r.failed(strict) for r in reports)
+    files = f"{len(reports)} file{'s' * (len(reports) != 1)}"
+    if not errors and not warnings:
+        return f"{files} checked: no problems"
+    counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+    return f"{files} checked: {counts}; {failed} failed"
+
+
+def write_text(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) -> None:
+    if stream.isatty():
+        _write_rich(reports, stream, strict=strict)
+        return
+    for report in reports:
+        for d in report.diagnostics:
+            stream.write(format_line(report.path, d) + "\n")
+            if d.hint:
+                stream.write(f"    hint: {d.hint}\n")
+    stream.write(summary(reports, strict=strict) + "\n")
+
+
+def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    styles = {"error": "bold red", "warning": "bold yellow"}
+    for report in reports:
+        for d in report.diagnostics:
+            line = Text(f"{report.path}:{d.line}:{d.column}: ", style="bold")
+            line.append(f"{d.severity.value}[{d.code}]", style=styles[d.severity.value])
+            line.append(f" {d.path}:" if d.path else "", style="cyan")
+            line.append(f" {d.message}")
+            console.print(line)
+            if d.hint:
+                console.print(Text(f"    hint: {d.hint}", style="green"))
+    ok = not any(r.failed(strict) for r in reports)
+    console.print(Text(summary(reports, strict=strict), style="bold green" if ok else "bold red"))

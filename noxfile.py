@@ -1,0 +1,63 @@
+"""Sessions: ``nox -s tests lint typecheck`` is what CI runs; ``nox -s schema`` regenerates.
+
+The ``tests`` session installs everything the tests need, system packages included
+(Slurm, munge and shellcheck through apt when root, yaml-language-server through
+npm, torch's CPU wheel), so a fresh machine needs nothing but Python and nox.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+ROOT = Path(__file__).parent
+TORCH = "torch==2.13.0"
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit, example, corpus and integration tests."""
+    session.install("-e", ".[test]")
+    session.install(TORCH, "numpy")
+    session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
+    session.run(
+        "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
+    )
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    session.install("-e", ".", "mypy")
+    session.run("mypy")
+
+
+@nox.session
+def schema(session: nox.Session) -> None:
+    """Regenerate the committed schema and field reference from the models."""
+    session.install("-e", ".")
+    session.run("automodel-launch", "schema", "-o", "schemas/automodel-launch.schema.json")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """validate against check-jsonschema on one config and on 200 corpus configs."""
+    session.install("-e", ".", "check-jsonschema")
+    session.run(
+        "python",
+        "benchmarks/bench_validate.py",
+        *session.posargs,
+        env={"PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE", "")},
+    )

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.diagnostics import Diagnostic
+from automodel_launch.loading import load_text
+from automodel_launch.settings import Settings
+from automodel_launch.validation import validate_loaded
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No user config file or AUTOMODEL_LAUNCH_* variable leaks into a test."""
+    for name in list(os.environ):
+        if name.startswith("AUTOMODEL_LAUNCH_") and name != "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "no-config.toml"))
+
+
+def offline_settings(**overrides: object) -> Settings:
+    return Settings(check_paths=False, check_env=False, **overrides)  # type: ignore[arg-type]
+
+
+Validate = Callable[..., list[Diagnostic]]
+
+
+@pytest.fixture
+def validate() -> Validate:
+    """Validate YAML text (dedented) offline; returns every diagnostic."""
+
+    def run(text: str, **settings: object) -> list[Diagnostic]:
+        result = load_text(textwrap.dedent(text), "config.yaml")
+        if result.loaded is None:
+            return result.diagnostics
+        report = validate_loaded(result.loaded, offline_settings(**settings))
+        return result.diagnostics + report.diagnostics
+
+    return run
+
+
+def brief(diagnostics: list[Diagnostic]) -> list[str]:
+    """``line:col severity[code] path`` for each diagnostic: compact exact assertions."""
+    return [f"{d.line}:{d.column} {d.severity.value}[{d.code}] {d.path}" for d in diagnostics]
