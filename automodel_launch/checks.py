@@ -84,3 +84,20 @@ def _check_unset(document: LaunchDocument, sink: Collector, environ: Mapping[str
                     f"${{{ref.name}}} is not set here",
                     f"export {ref.name} before {where}",
                 )
+
+
+def local_gpu_count() -> int:
+    """GPUs this process may use: CUDA_VISIBLE_DEVICES, else ``nvidia-smi -L``, else 1."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return max(1, len([d for d in visible.split(",") if d.strip() and d.strip() != "-1"]))
+    import shutil
+    import subprocess
+
+    if shutil.which("nvidia-smi") is None:
+        return 1
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return 1
+    return max(1, sum(line.startswith("GPU ") for line in listing.stdout.splitlines()))

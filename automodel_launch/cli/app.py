@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from automodel_launch.cli import schema, validate
+from automodel_launch.cli import render, schema, validate
 
 app = typer.Typer(
     name="automodel-launch",
@@ -14,4 +14,5 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("validate")(validate.command)
+app.command("render")(render.command)
 app.command("schema")(schema.command)

@@ -41,6 +41,9 @@ class LoadedFile:
     values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     plain: dict[Loc, str] = field(default_factory=dict)
     """The source text of each unquoted scalar, for the YAML 1.1 comparison."""
+    text: str = ""
+    sections: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Top-level key -> (first line, end line), 0-based, end exclusive: where it sits in text."""
 
     def collector(self) -> Collector:
         return Collector(keys=self.keys, values=self.values)
@@ -130,7 +133,7 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "write the values out instead of nesting aliases",
         )
         return LoadResult(None, sink.items)
-    loaded = LoadedFile(path=name, data={})
+    loaded = LoadedFile(path=name, data={}, text=text, sections=_section_lines(root))
     builder = _Builder(loaded, sink)
     data = builder.build(root, ())
     loaded.data = data if isinstance(data, dict) else {}
@@ -154,6 +157,18 @@ def _compose(text: str, sink: Collector) -> list[Node] | None:
     except (YAMLError, RecursionError, ValueError) as exc:
         sink.items.append(_diagnostic_at("yaml-syntax", 1, 1, str(exc) or "invalid YAML"))
     return None
+
+
+def _section_lines(root: MappingNode) -> dict[str, tuple[int, int]]:
+    """Line span of each top-level entry of a block mapping (empty for flow style)."""
+    if root.flow_style:
+        return {}
+    spans: dict[str, tuple[int, int]] = {}
+    for key, value in root.value:
+        end = value.end_mark
+        last = end.line if end.column == 0 else end.line + 1
+        spans[_key_text(key)] = (key.start_mark.line, max(last, key.start_mark.line + 1))
+    return spans
 
 
 def _char_at(text: str, line: int, column: int) -> str:

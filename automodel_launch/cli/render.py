@@ -1,0 +1,77 @@
+"""``automodel-launch render CONFIG [--job-dir DIR]``: show or write what will run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+EntryOption = Annotated[
+    Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
+    typer.Option(
+        "--entry",
+        help="What each rank runs instead of AutoModel's entry point: '-m MODULE ARGS' or "
+        "'SCRIPT ARGS'; {config} stands for the job config path.",
+    ),
+]
+
+
+def command(
+    config: Annotated[Path, typer.Argument(help="Recipe YAML.")],
+    job_dir: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--job-dir", help="Write the complete job directory here."),
+    ] = None,
+    entry: EntryOption = None,
+    recipe_command: Annotated[
+        str, typer.Option("--command", help="AutoModel command (2025 CLI form).")
+    ] = "finetune",
+    domain: Annotated[
+        str, typer.Option("--domain", help="AutoModel domain (2025 CLI form).")
+    ] = "llm",
+    nproc_per_node: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--nproc-per-node",
+            min=1,
+            help="Interactive: processes on this node (default: the GPUs visible here, else 1).",
+        ),
+    ] = None,
+    check_paths: Annotated[
+        Optional[bool],  # noqa: UP045
+        typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),
+    ] = None,
+) -> None:
+    """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
+    from automodel_launch.checks import local_gpu_count
+    from automodel_launch.cli.common import load_settings, report_problems
+    from automodel_launch.jobdir import JobDirError
+    from automodel_launch.prepare import EntryChoice, prepare
+
+    settings = load_settings(check_paths=check_paths)
+    choice = EntryChoice(entry, recipe_command, domain)
+    try:
+        prepared = prepare(
+            config,
+            settings,
+            entry=choice,
+            job_dir=job_dir,
+            nproc_per_node=nproc_per_node or local_gpu_count(),
+        )
+    except (JobDirError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    report_problems(prepared.report, settings)
+    if job_dir is None:
+        sys.stdout.write(prepared.files[prepared.artifact])
+        return
+    from automodel_launch.jobdir import JobDirError, write_job_dir
+
+    try:
+        write_job_dir(job_dir, prepared.files)
+    except (JobDirError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"wrote {job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)

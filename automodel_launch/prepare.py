@@ -1,0 +1,92 @@
+"""From a config path to the files of a job: validate, choose the entry point, render.
+
+Shared by ``render`` and ``submit``; a config with errors is never rendered.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from automodel_launch.config.document import LaunchDocument
+from automodel_launch.jobdir import check_job_dir
+from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
+from automodel_launch.render.job import artifact_name, render_job
+from automodel_launch.settings import Settings
+from automodel_launch.validation import FileReport, validate_path
+
+DEFAULT_BASES = {"slurm": "slurm_jobs", "skypilot": "skypilot_jobs", "interactive": "."}
+
+
+@dataclass
+class PreparedJob:
+    report: FileReport
+    document: LaunchDocument | None = None
+    job_dir: Path | None = None
+    artifact: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EntryChoice:
+    text: str | None = None
+    command: str = "finetune"
+    domain: str = "llm"
+
+    def resolve(self, document: LaunchDocument) -> Entry:
+        if self.text:
+            return custom_entry(self.text)
+        return default_entry(document.recipe, self.command, self.domain)
+
+
+def prepare(
+    path: Path,
+    settings: Settings,
+    *,
+    entry: EntryChoice,
+    job_dir: Path | None = None,
+    nproc_per_node: int = 1,
+    environ: Mapping[str, str] | None = None,
+) -> PreparedJob:
+    """Validate and render; ``job_dir`` None means the default for the launcher."""
+    report = validate_path(path, settings)
+    document = report.document
+    if document is None or report.loaded is None:
+        return PreparedJob(report)
+    name = default_job_name(document, entry)
+    target = job_dir if job_dir is not None else default_job_dir(document, name)
+    spec = JobSpec(
+        entry=entry.resolve(document),
+        job_dir=check_job_dir(target),
+        source=str(path),
+        job_name=name,
+        environ=dict(os.environ if environ is None else environ),
+    )
+    files = render_job(document, report.loaded, spec, nproc_per_node)
+    return PreparedJob(report, document, target, artifact_name(document), files)
+
+
+def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
+    section = document.slurm or document.skypilot
+    configured = section.job_name if section is not None else None
+    return configured or f"{entry.domain}_{entry.command}"
+
+
+def default_job_dir(document: LaunchDocument, name: str) -> Path:
+    section = document.slurm or document.skypilot
+    base = (section.job_dir if section is not None else None) or DEFAULT_BASES[document.launcher]
+    return Path(base).expanduser() / name
+
+
+def unique_job_dir(base: Path, name: str) -> Path:
+    """``base/name_YYYYmmdd-HHMMSS`` (with a counter when that exists)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = base / f"{name}_{stamp}"
+    counter = 1
+    while candidate.exists():
+        counter += 1
+        candidate = base / f"{name}_{stamp}-{counter}"
+    return candidate

@@ -1,0 +1,65 @@
+"""What each rank runs, and where the job config sits.
+
+The default is AutoModel's own entry point, chosen by the config: a ``recipe:`` key
+means the released CLI (``-m nemo_automodel.cli.app CONFIG``, AutoModel 0.7+);
+otherwise the 2025 CLI the seed describes (``-m nemo_automodel._cli.app finetune llm
+-c CONFIG``). ``--entry`` replaces it with any module or script.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+CONFIG_TOKEN = "{config}"
+JOB_CONFIG_NAME = "job_config.yaml"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """torchrun's program and arguments (``-m MODULE ...`` or ``SCRIPT ...``)."""
+
+    argv: tuple[str, ...]
+    single: tuple[str, ...]
+    """The same program for one process without torchrun."""
+
+    def words(self, config_word: str, *, single: bool = False) -> list[str]:
+        """Shell words, each ``{config}`` replaced by ``config_word`` (already a shell word)."""
+        return [_substitute(part, config_word) for part in (self.single if single else self.argv)]
+
+
+def _substitute(part: str, config_word: str) -> str:
+    pieces = part.split(CONFIG_TOKEN)
+    return config_word.join(shlex.quote(p) if p else "" for p in pieces) or "''"
+
+
+def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -> Entry:
+    if recipe is not None:
+        return Entry(("-m", "nemo_automodel.cli.app", CONFIG_TOKEN), ("automodel", CONFIG_TOKEN))
+    return Entry(
+        ("-m", "nemo_automodel._cli.app", command, domain, "-c", CONFIG_TOKEN),
+        ("automodel", command, domain, "-c", CONFIG_TOKEN),
+    )
+
+
+def custom_entry(text: str) -> Entry:
+    """``"-m pkg.train --config {config}"`` or ``"train.py {config}"``."""
+    argv = tuple(shlex.split(text))
+    if not argv:
+        raise ValueError("the entry point is empty")
+    return Entry(argv, ("python3", *argv))
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Inputs a renderer needs besides the models."""
+
+    entry: Entry
+    job_dir: str = "."
+    """Absolute job directory on the cluster (Slurm); a name is enough for SkyPilot."""
+    source: str = "config.yaml"
+    """The config file rendered, named in the artifact's header."""
+    job_name: str = "llm_finetune"
+    environ: dict[str, str] = field(default_factory=dict)
+    """SkyPilot only: the submitting environment, for references resolved at submit time."""

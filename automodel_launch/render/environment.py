@@ -1,0 +1,33 @@
+"""The variables a job exports: ``env_vars`` plus the credential fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.loading import env
+
+CREDENTIAL_FIELDS = {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+
+
+@dataclass(frozen=True)
+class Value:
+    text: str
+    is_secret: bool
+
+
+def exported_variables(cfg: SlurmConfig | SkyPilotConfig) -> list[tuple[str, Value]]:
+    """(NAME, value) in order: credentials first, then env_vars (which win on a clash)."""
+    out: dict[str, Value] = {}
+    for field, name in CREDENTIAL_FIELDS.items():
+        reference = getattr(cfg, field)
+        if reference is not None:
+            out[name] = Value(reference, True)
+    for name, text in cfg.env_vars.items():
+        out[name] = Value(text, env.is_secret_name(name) or _references_secret(text))
+    return list(out.items())
+
+
+def _references_secret(text: str) -> bool:
+    return any(env.is_secret_name(ref.name) for ref in env.scan(text).references)

@@ -1,0 +1,116 @@
+"""The SkyPilot task for a ``skypilot:`` section.
+
+A task YAML that SkyPilot's own schema accepts. The VM does not have the local
+environment, so ``${VAR}`` references in ``envs`` are resolved from the submitting
+environment (``spec.environ``); credentials go under ``secrets:`` by name only, and
+their values reach SkyPilot's API at submit time, never this file. Spot tasks carry a
+managed-job ``job_recovery`` and are launched with ``sky jobs launch``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automodel_launch.config.document import LaunchDocument
+from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.loading import env
+from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.environment import exported_variables
+from automodel_launch.render.shell import quote
+from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
+
+MASTER_PORT = 13742
+REMOTE_ROOT = "~/.automodel-launch"
+
+_RUN_PREAMBLE = """\
+set -euo pipefail
+MASTER_ADDR="$(echo "$SKYPILOT_NODE_IPS" | head -n1)"
+NODE_ADDR="$(echo "$SKYPILOT_NODE_IPS" | sed -n "$((SKYPILOT_NODE_RANK + 1))p")"
+MASTER_PORT={port}
+WORLD_SIZE=$((SKYPILOT_NUM_NODES * {nproc}))
+export MASTER_ADDR MASTER_PORT WORLD_SIZE PET_LOCAL_ADDR="$NODE_ADDR"
+export TORCH_NCCL_ASYNC_ERROR_HANDLING=1
+"""
+
+
+def remote_config_path(job_name: str) -> str:
+    return f"{REMOTE_ROOT}/{job_name}/{JOB_CONFIG_NAME}"
+
+
+def render_task(document: LaunchDocument, spec: JobSpec) -> dict[str, Any]:
+    cfg = document.skypilot
+    assert cfg is not None, "render_task needs a skypilot: section"
+    name = cfg.job_name or spec.job_name
+    envs, secrets = split_environment(cfg, spec.environ)
+    task: dict[str, Any] = {"name": name, "num_nodes": cfg.num_nodes, "resources": _resources(cfg)}
+    if envs:
+        task["envs"] = envs
+    if secrets:
+        task["secrets"] = dict.fromkeys(secrets)
+    task["file_mounts"] = {remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG_NAME}"}
+    if cfg.setup:
+        task["setup"] = cfg.setup
+    task["run"] = run_script(cfg, spec, name)
+    return task
+
+
+def _resources(cfg: SkyPilotConfig) -> dict[str, Any]:
+    resources: dict[str, Any] = {"cloud": cfg.cloud}
+    for key in ("region", "zone", "instance_type", "accelerators", "disk_size"):
+        value = getattr(cfg, key)
+        if value is not None:
+            resources[key] = value
+    resources["use_spot"] = cfg.use_spot
+    if cfg.use_spot:
+        recovery = cfg.job_recovery
+        resources["job_recovery"] = {
+            "strategy": recovery.strategy if recovery else "EAGER_NEXT_REGION",
+            "max_restarts_on_errors": recovery.max_restarts_on_errors if recovery else 0,
+        }
+    return resources
+
+
+def split_environment(
+    cfg: SkyPilotConfig, environ: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """(envs resolved now, names of secrets whose values travel at submit time)."""
+    envs: dict[str, str] = {}
+    secrets: list[str] = []
+    if cfg.hf_home:
+        envs["HF_HOME"] = (
+            env.expand(cfg.hf_home, environ)[0] if env.scan(cfg.hf_home).references else cfg.hf_home
+        )
+    for name, value in exported_variables(cfg):
+        if value.is_secret:
+            secrets.append(name)
+        else:
+            resolved, missing = env.expand(value.text, environ)
+            envs[name] = value.text if missing else resolved
+    return envs, secrets
+
+
+def run_script(cfg: SkyPilotConfig, spec: JobSpec, name: str) -> str:
+    nproc = cfg.ranks_per_node
+    rendezvous = Rendezvous(
+        nnodes='"$SKYPILOT_NUM_NODES"',
+        endpoint='"$MASTER_ADDR:$MASTER_PORT"',
+        rdzv_id=quote(name),
+        node_rank='"$SKYPILOT_NODE_RANK"',
+    )
+    config_word = '"$HOME"/' + quote(remote_config_path(name).removeprefix("~/"))
+    words = torchrun_words(nproc, rendezvous) + spec.entry.words(config_word)
+    return _RUN_PREAMBLE.format(port=MASTER_PORT, nproc=nproc) + join_lines(words) + "\n"
+
+
+def task_yaml(task: dict[str, Any]) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    yaml = YAML()
+    yaml.width = 4096
+    body = {k: LiteralScalarString(v) if k in ("run", "setup") else v for k, v in task.items()}
+    out = io.StringIO()
+    yaml.dump(body, out)
+    return out.getvalue()
