@@ -241,12 +241,14 @@ stop_slurm() {
       for _ in $(seq 100); do [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.2; done
     fi
   fi
-  for pf in "$RUN"/slurmd-*.pid; do [ -e "$pf" ] && stop_pidfile "$pf" slurmd; done
+  for pf in "$RUN"/slurmd-*.pid; do
+    if [ -e "$pf" ]; then stop_pidfile "$pf" slurmd; fi
+  done
   stop_pidfile "$RUN/slurmctld.pid" slurmctld
   # job steps that outlived their slurmd (controller gone, nothing cancelled):
   # only those holding a socket in our spool dir; slurmstepd ignores SIGTERM
   if [ -d "$DIR/spool" ] && command -v ss >/dev/null; then
-    pids=$(ss -xlpn 2>/dev/null | grep -F "$DIR/spool/" | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
+    pids=$(ss -xlpn 2>/dev/null | grep -F "$DIR/spool/" | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u) || true
     for pid in $pids; do
       pid_alive "$pid" slurmstepd || continue
       # shellcheck disable=SC2207
