@@ -22,6 +22,20 @@ PYXIS_FLAGS = frozenset(
 _MOUNT_HINT = "write /source:/dest[:ro], '/path', or {source: /source, dest: /dest}"
 
 
+def mountable(path: str) -> str:
+    """Refuse what pyxis' ``--container-mounts`` cannot carry."""
+    for bad in (",", ":"):
+        if bad in path:
+            fail(
+                "invalid-mount",
+                f"mount path '{path}' contains '{bad}', which pyxis cannot express",
+                "rename or symlink the directory",
+            )
+    if any(ch.isspace() for ch in path):
+        fail("invalid-mount", f"mount path '{path}' contains whitespace", _MOUNT_HINT)
+    return path
+
+
 class Mount(StrictSection):
     """A bind mount into the container (pyxis ``--container-mounts``)."""
 

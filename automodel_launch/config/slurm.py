@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from automodel_launch.config import slurm_time
-from automodel_launch.config.mounts import Mount, MountField
+from automodel_launch.config.mounts import Mount, MountField, mountable
 from automodel_launch.config.types import (
     EnvVars,
     JobName,
@@ -129,6 +129,11 @@ class SlurmConfig(StrictSection):
     wandb_key: SecretReference | None = Field(
         default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
     )
+
+    @field_validator("hf_home")
+    @classmethod
+    def _hf_home_mountable(cls, value: str) -> str:
+        return mountable(value) if value.startswith("/") else value
 
     @property
     def world_size(self) -> int:

@@ -19,6 +19,8 @@ from automodel_launch.render.shell import home_path, quote, word
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
 
 AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
+FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
+"""``sed -n 1p`` reads the whole list: ``head -n1`` can end scontrol with SIGPIPE under pipefail."""
 PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
 """Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
 
@@ -78,7 +80,7 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
     port = AUTO_PORT if cfg.master_port == "auto" else str(cfg.master_port)
     return "\n".join([
         f"JOB_DIR={quote(spec.job_dir)}",
-        'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)',
+        FIRST_HOST,
         f"MASTER_PORT={port}",
         f"WORLD_SIZE={cfg.world_size}",
         "export JOB_DIR MASTER_ADDR MASTER_PORT WORLD_SIZE",
@@ -94,7 +96,7 @@ def _environment(cfg: SlurmConfig) -> str:
 
 
 def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
-    srun = ["srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
+    srun = ["srun", "--export=ALL", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
     if cfg.container_image is not None:
         mounts = ['"$JOB_DIR:$JOB_DIR"', *(word(m.spec) for m in cfg.mounts())]
         srun += [

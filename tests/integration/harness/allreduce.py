@@ -2,7 +2,8 @@
 
 Every rank prints one line; with N ranks the sum is N * (N + 1) / 2.
 All virtual Slurm nodes of the test cluster share one hostname, so the node
-is taken from SLURMD_NODENAME.
+is taken from SLURMD_NODENAME (Slurm) or SKYPILOT_NODE_RANK (SkyPilot). It also
+prints JOB_TAG (a config env_vars value) to show it reached the ranks.
 """
 
 import os
@@ -19,8 +20,10 @@ def main() -> None:
     env = os.environ
     line = (
         f"rank={rank} local_rank={env['LOCAL_RANK']} world_size={dist.get_world_size()}"
-        f" node={env.get('SLURMD_NODENAME', '')} master_addr={env['MASTER_ADDR']}"
-        f" master_port={env['MASTER_PORT']} sum={int(value.item())}\n"
+        f" node={env.get('SLURMD_NODENAME') or 'sky' + env.get('SKYPILOT_NODE_RANK', '?')}"
+        f" master_addr={env['MASTER_ADDR']} master_port={env['MASTER_PORT']}"
+        f" env_world_size={env['WORLD_SIZE']} job_tag={env.get('JOB_TAG', '')}"
+        f" sum={int(value.item())}\n"
     )
     # one write() per line: print() writes the text and the newline separately,
     # so lines of ranks sharing one stdout interleave

@@ -1,0 +1,99 @@
+"""Representative configs for the renderer tests (our own, not corpus copies)."""
+
+from __future__ import annotations
+
+RECIPE = """\
+recipe:
+  _target_: nemo_automodel.recipes.llm.train_ft.TrainFinetuneRecipeForNextTokenPrediction
+step_scheduler:
+  ckpt_every_steps: 100
+checkpoint:
+  checkpoint_dir: /ckpt/run1
+  restore_from: null
+model:
+  pretrained_model_name_or_path: meta-llama/Llama-3.2-1B
+"""
+
+SLURM = {
+    "slurm_single_node": """\
+slurm:
+  job_name: llm_finetune
+  nodes: 1
+  ntasks_per_node: 8
+  time: "00:30:00"
+  partition: batch
+""",
+    "slurm_multi_node_container": """\
+slurm:
+  job_name: llm_finetune
+  nodes: 4
+  ntasks_per_node: 8
+  gpus_per_node: 8
+  time: "2-00:00:00"
+  account: my_account
+  partition: batch
+  container_image: nvcr.io/nvidia/nemo:dev
+  hf_home: /lustre/hf_cache
+  nemo_mount: /lustre/src/Automodel:/opt/Automodel
+  extra_mounts:
+    - source: /lustre/data
+      dest: /data
+    - /scratch:/scratch:ro
+  master_port: 29600
+""",
+    "slurm_bare_metal_env_secrets": """\
+slurm:
+  job_name: bare
+  nodes: 2
+  ntasks_per_node: 2
+  time: "10"
+  container_image: null
+  master_port: auto
+  hf_token: ${HF_TOKEN}
+  wandb_key: ${MY_WANDB}
+  env_vars:
+    OMP_NUM_THREADS: 1
+    RUN_NAME: run-${SLURM_JOB_ID}
+    DATA_ROOT: ${DATA_ROOT,/datasets/default}
+    GREETING: "it's a \\"test\\" $(not run) `nor this`"
+""",
+    "slurm_nsys_fault_tolerance": """\
+slurm:
+  job_name: llm_profile
+  nodes: 1
+  ntasks_per_node: 8
+  time: "01:00:00"
+  account: my_account
+  partition: batch
+  container_image: nvcr.io/nvidia/nemo:dev
+  nsys_enabled: true
+fault_tolerance:
+  max_restarts: 2
+""",
+}
+
+SKYPILOT = {
+    "skypilot_spot_multi_node": """\
+skypilot:
+  cloud: aws
+  accelerators: "H100:8"
+  num_nodes: 2
+  use_spot: true
+  disk_size: 200
+  region: us-east-1
+  setup: "pip install nemo-automodel"
+  hf_token: ${HF_TOKEN}
+  env_vars:
+    HF_HOME: /data/hf
+    RUN_TAG: ${RUN_TAG}
+""",
+    "skypilot_kubernetes_single": """\
+skypilot:
+  cloud: kubernetes
+  accelerators: H100:1
+  job_name: llama-k8s
+""",
+}
+
+ENVIRON = {"HF_TOKEN": "hf_DoNotLeakThisTokenValue0123456789", "RUN_TAG": "exp-42"}
+"""The submitting environment the SkyPilot goldens are rendered with."""

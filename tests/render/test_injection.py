@@ -1,0 +1,134 @@
+"""Hostile text in every free-text field can't inject a command and reaches the job unchanged.
+
+The rendered script runs under bash with stand-ins for ``scontrol`` and ``srun`` (the
+only Slurm commands it calls) that record what they receive; the real cluster run is
+in tests/integration. A canary file proves no value was ever executed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from automodel_launch.config.document import LaunchDocument
+from automodel_launch.render.entry import Entry, JobSpec
+from automodel_launch.render.slurm import render_sbatch
+
+FAKE_SRUN = """#!/bin/bash
+printf '%s\\0' "$@" > "$RECORD/argv"
+env -0 > "$RECORD/env"
+"""
+FAKE_SCONTROL = "#!/bin/bash\necho node1\necho node2\n"
+
+HOSTILE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00", min_codepoint=1)
+text = st.text(HOSTILE, min_size=1, max_size=30).filter(lambda s: "${" not in s)
+path_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Zs", "Cc"), blacklist_characters=",:\x00"),
+    min_size=1,
+    max_size=20,
+).filter(lambda s: "${" not in s)
+names = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True).filter(
+    lambda n: (
+        n
+        not in {
+            "HOME",
+            "PATH",
+            "RECORD",
+            "JOB_DIR",
+            "HF_HOME",
+            "WORLD_SIZE",
+            "MASTER_ADDR",
+            "MASTER_PORT",
+            "PWD",
+            "SHLVL",
+            "OLDPWD",
+            "IFS",
+            "NCCL_DEBUG",
+            "BASHOPTS",
+            "SHELLOPTS",
+            "UID",
+            "EUID",
+            "PPID",
+        }
+        and not n.startswith(("SLURM", "BASH", "TORCH", "PET_"))
+    )
+)
+
+
+def _run(script: str, tmp: Path) -> tuple[list[str], dict[str, str]]:
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, body in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL)):
+        (bin_dir / name).write_text(body)
+        (bin_dir / name).chmod(0o755)
+    (tmp / "job.sbatch").write_text(script)
+    environ = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "HOME": str(tmp),
+        "RECORD": str(tmp),
+        "SLURM_JOB_ID": "4242",
+        "SLURM_JOB_NODELIST": "node[1-2]",
+    }
+    subprocess.run(["bash", str(tmp / "job.sbatch")], env=environ, check=True, cwd=tmp, timeout=20)
+    argv = (tmp / "argv").read_bytes().decode().split("\0")[:-1]
+    pairs = (tmp / "env").read_bytes().decode().split("\0")[:-1]
+    return argv, dict(p.split("=", 1) for p in pairs)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    env_vars=st.dictionaries(names, text, max_size=4),
+    hf_home=path_text.map(lambda s: "/" + s),
+    image=path_text,
+    mount=path_text,
+    entry_arg=text,
+    use_container=st.booleans(),
+)
+def test_values_reach_the_job_unchanged(
+    tmp_path_factory: Any,
+    env_vars: dict[str, str],
+    hf_home: str,
+    image: str,
+    mount: str,
+    entry_arg: str,
+    use_container: bool,
+) -> None:
+    tmp = tmp_path_factory.mktemp("job")
+    canary = tmp / "canary"
+    hostile_env = dict(env_vars)
+    hostile_env["CANARY_PROBE"] = f"$(touch {canary}) `touch {canary}`; touch {canary}"
+    document = LaunchDocument.model_validate({"slurm": {
+        "nodes": 2,
+        "ntasks_per_node": 2,
+        "time": "10",
+        "container_image": image if use_container else None,
+        "hf_home": hf_home,
+        "extra_mounts": [f"/{mount}:/{mount}"],
+        "env_vars": hostile_env,
+    }})  # fmt: skip
+    spec = JobSpec(
+        entry=Entry(("train.py", entry_arg, "{config}"), ()),
+        job_dir=str(tmp),
+        source="c.yaml",
+    )
+    argv, job_env = _run(render_sbatch(document, spec), tmp)
+
+    assert not canary.exists()
+    for name, value in hostile_env.items():
+        assert job_env[name] == value
+    assert job_env["HF_HOME"] == hf_home
+    assert job_env["WORLD_SIZE"] == "4"
+    assert job_env["MASTER_ADDR"] == "node1"
+    assert argv[-3:] == ["train.py", entry_arg, f"{tmp}/job_config.yaml"]
+    if use_container:
+        assert f"--container-image={image}" in argv
+        assert any(a.endswith(f",/{mount}:/{mount}") for a in argv if a.startswith("--container-m"))
+    else:
+        assert not any(a.startswith("--container") for a in argv)
