@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from automodel_launch.config.environment import SHELL_TEXT_FIELDS, strings
-from automodel_launch.diagnostics import Collector, Loc
+from automodel_launch.diagnostics import Collector, Loc, Severity
 from automodel_launch.loading import env
 
 if TYPE_CHECKING:
@@ -26,12 +26,15 @@ def check_host(
     sink: Collector,
     settings: Settings,
     environ: Mapping[str, str] | None = None,
+    *,
+    submitting: bool = False,
 ) -> None:
+    """``submitting``: an unset reference is an error, the job would start without it."""
     environ = os.environ if environ is None else environ
     if settings.check_paths and document.slurm is not None:
         _check_slurm_paths(document, sink, environ)
     if settings.check_env:
-        _check_unset(document, sink, environ)
+        _check_unset(document, sink, environ, Severity.ERROR if submitting else Severity.WARNING)
 
 
 def _check_slurm_paths(
@@ -63,7 +66,9 @@ def _is_image_path(image: str) -> bool:
     return image.startswith(("/", "./", "../")) or image.endswith(".sqsh")
 
 
-def _check_unset(document: LaunchDocument, sink: Collector, environ: Mapping[str, str]) -> None:
+def _check_unset(
+    document: LaunchDocument, sink: Collector, environ: Mapping[str, str], severity: Severity
+) -> None:
     section = document.launcher
     if section == "interactive":
         return
@@ -83,6 +88,7 @@ def _check_unset(document: LaunchDocument, sink: Collector, environ: Mapping[str
                     loc,
                     f"${{{ref.name}}} is not set here",
                     f"export {ref.name} before {where}",
+                    severity=severity,
                 )
 
 

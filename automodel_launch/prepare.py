@@ -50,14 +50,15 @@ def prepare(
     job_dir: Path | None = None,
     nproc_per_node: int = 1,
     environ: Mapping[str, str] | None = None,
+    submitting: bool = False,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    report = validate_path(path, settings)
+    report = validate_path(path, settings, submitting=submitting)
     document = report.document
-    if document is None or report.loaded is None:
+    if document is None or report.loaded is None or report.failed(settings.strict):
         return PreparedJob(report)
     name = default_job_name(document, entry)
-    target = job_dir if job_dir is not None else default_job_dir(document, name)
+    target = job_dir or default_job_dir(document, name, unique=submitting)
     spec = JobSpec(
         entry=entry.resolve(document),
         job_dir=check_job_dir(target),
@@ -75,10 +76,12 @@ def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
     return configured or f"{entry.domain}_{entry.command}"
 
 
-def default_job_dir(document: LaunchDocument, name: str) -> Path:
+def default_job_dir(document: LaunchDocument, name: str, *, unique: bool = False) -> Path:
+    """``<job_dir or launcher default>/<name>``; with ``unique``, a fresh timestamped one."""
     section = document.slurm or document.skypilot
     base = (section.job_dir if section is not None else None) or DEFAULT_BASES[document.launcher]
-    return Path(base).expanduser() / name
+    base_path = Path(base).expanduser()
+    return unique_job_dir(base_path, name) if unique else base_path / name
 
 
 def unique_job_dir(base: Path, name: str) -> Path:

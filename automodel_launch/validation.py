@@ -62,16 +62,18 @@ class FileReport:
         return bool(self.diagnostics) if strict else not self.ok
 
 
-def validate_path(path: str | Path, settings: Settings) -> FileReport:
+def validate_path(path: str | Path, settings: Settings, *, submitting: bool = False) -> FileReport:
     result = load_file(path)
     if result.loaded is None:
         return FileReport(str(path), sorted(result.diagnostics, key=sort_key))
-    report = validate_loaded(result.loaded, settings)
+    report = validate_loaded(result.loaded, settings, submitting=submitting)
     report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
     return report
 
 
-def validate_loaded(loaded: LoadedFile, settings: Settings) -> FileReport:
+def validate_loaded(
+    loaded: LoadedFile, settings: Settings, *, submitting: bool = False
+) -> FileReport:
     sink = loaded.collector()
     data = loaded.data
     traps = _yaml11_traps(loaded)
@@ -87,7 +89,7 @@ def validate_loaded(loaded: LoadedFile, settings: Settings) -> FileReport:
     if not any(d.is_error for d in sink.items):
         document = LaunchDocument.model_validate({**sections, "recipe": data.get("recipe")})
         if settings.check_paths or settings.check_env:
-            checks.check_host(document, sink, settings)
+            checks.check_host(document, sink, settings, submitting=submitting)
     return FileReport(loaded.path, sink.items, loaded, document)
 
 

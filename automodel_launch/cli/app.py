@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from automodel_launch.cli import render, schema, validate
+from automodel_launch.cli import render, schema, submit, validate
 
 app = typer.Typer(
     name="automodel-launch",
@@ -16,3 +16,4 @@ app = typer.Typer(
 app.command("validate")(validate.command)
 app.command("render")(render.command)
 app.command("schema")(schema.command)
+app.command("submit")(submit.command)

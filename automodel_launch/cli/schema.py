@@ -1,4 +1,10 @@
-"""``automodel-launch schema [-o FILE]``: the JSON Schema editors use."""
+"""``automodel-launch schema``: the JSON Schema editors use, and how to point an editor at it.
+
+``schema [-o FILE]`` prints (or writes) the schema. ``--modeline`` prints the comment
+that binds one file to it; ``--editor NAME`` the settings snippet for that editor.
+With ``-o`` as well, the snippet points at FILE. Logic lives in
+:mod:`automodel_launch.editors`.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +14,90 @@ from typing import Annotated, Optional
 
 import typer
 
+EDITOR_NAMES = "vscode, neovim, helix or jetbrains"
+
 
 def command(
     output: Annotated[
+        Optional[Path],  # noqa: UP045 (typer reads the annotation at run time)
+        typer.Option("--output", "-o", help="Write the schema to FILE instead of printing it."),
+    ] = None,
+    modeline: Annotated[
+        bool,
+        typer.Option(
+            "--modeline", help="Print the comment that binds one file to the schema instead."
+        ),
+    ] = False,
+    editor: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--editor",
+            "-e",
+            help=f"Print the settings snippet for {EDITOR_NAMES} instead "
+            "(with --modeline: that editor's comment).",
+            show_default=False,
+        ),
+    ] = None,
+    location: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--location",
+            help="Schema path or URL the snippet points at. Default: FILE with -o, else the "
+            "committed schemas/ file of a source checkout, else its GitHub raw URL.",
+            show_default=False,
+        ),
+    ] = None,
+    relative_to: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to FILE instead of standard output."),
+        typer.Option(
+            "--relative-to",
+            help="Write a local schema path relative to DIR: the file's folder for a "
+            "modeline, the workspace root for settings.",
+            show_default=False,
+        ),
+    ] = None,
+    globs: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--glob",
+            help="Files the settings bind to the schema (repeatable). Default: examples/**/*.yaml",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
-    """Print the JSON Schema (draft 2020-12) for recipe files with launcher sections."""
+    """Print the JSON Schema (draft 2020-12), or the editor snippet that uses it."""
     from automodel_launch.schema import schema_text
 
-    text = schema_text()
-    if output is None:
-        sys.stdout.write(text)
+    if output is not None:
+        tmp = output.with_name(output.name + ".tmp")
+        tmp.write_text(schema_text(), encoding="utf-8")
+        tmp.replace(output)
+    if not modeline and editor is None:
+        if output is None:
+            sys.stdout.write(schema_text())
         return
-    tmp = output.with_name(output.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(output)
+    sys.stdout.write(_snippet(modeline, editor, location or output, relative_to, globs))
+
+
+def _snippet(
+    modeline: bool,
+    editor: str | None,
+    location: str | Path | None,
+    relative_to: Path | None,
+    globs: list[str] | None,
+) -> str:
+    from automodel_launch import editors
+
+    if editor is not None and editor not in editors.EDITORS:
+        raise typer.BadParameter(f"'{editor}' is not {EDITOR_NAMES}", param_hint="--editor")
+    if modeline and globs:
+        raise typer.BadParameter("a modeline binds its own file; drop --glob", param_hint="--glob")
+    try:
+        where = editors.schema_location(location, relative_to)
+    except editors.LocationError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--relative-to") from None
+    name = editor if editor in editors.EDITORS else None
+    if modeline:
+        return editors.modeline(where, name) + "\n"
+    assert name is not None
+    return editors.snippet(name, where, globs or editors.DEFAULT_GLOBS)

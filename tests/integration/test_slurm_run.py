@@ -99,3 +99,42 @@ def test_invalid_time_is_what_sbatch_rejects(slurm_cluster: Cluster) -> None:
         assert "Invalid --time specification" in refused.stderr, (value, refused.stderr)
         with pytest.raises(slurm_time.TimeError):
             slurm_time.parse(value)
+
+
+def _submit(cluster: Cluster, config: Path, torchrun: str, *args: str) -> subprocess.CompletedProcess[str]:
+    path = f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin"
+    return cluster.run(sys.executable, "-m", "automodel_launch", "submit", str(config), "--entry",
+                       str(HARNESS / "allreduce.py"), *args, cwd=config.parent,
+                       extra_env={"PATH": path}, timeout=60)
+
+
+def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
+    config = tmp_path / "allreduce.yaml"
+    config.write_text(CONFIG.format(port=free_port(), tmp=tmp_path) + f"  job_dir: {tmp_path}/jobs\n")
+
+    checked = _submit(slurm_cluster, config, torchrun, "--dry-run")
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith("sbatch --test-only accepted ")
+
+    submitted = _submit(slurm_cluster, config, torchrun)
+    assert submitted.returncode == 0, submitted.stderr
+    match = re.match(r"submitted Slurm job (\d+); files and log in (\S+)", submitted.stdout)
+    assert match, submitted.stdout
+    job_id, job_dir = match.group(1), Path(match.group(2))
+    assert job_dir.parent == tmp_path / "jobs"
+    assert sorted(p.name for p in job_dir.iterdir()) >= ["job.sbatch", "job_config.yaml"]
+    assert slurm_cluster.wait(job_id) == "COMPLETED"
+    output = (job_dir / f"allreduce_{job_id}.out").read_text()
+    assert sorted(int(m["rank"]) for m in map(LINE.match, output.splitlines()) if m) == [0, 1, 2, 3]
+
+
+def test_submit_refuses_an_unset_reference(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
+    config = tmp_path / "needs_token.yaml"
+    config.write_text(
+        CONFIG.format(port=free_port(), tmp=tmp_path)
+        + f"  job_dir: {tmp_path}/jobs\n  hf_token: ${{AUTOMODEL_LAUNCH_TEST_UNSET_TOKEN}}\n"
+    )
+    refused = _submit(slurm_cluster, config, torchrun)
+    assert refused.returncode == 1
+    assert "error[env-unset] slurm.hf_token: ${AUTOMODEL_LAUNCH_TEST_UNSET_TOKEN} is not set" in refused.stderr
+    assert not (tmp_path / "jobs").exists()

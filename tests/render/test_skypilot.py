@@ -61,5 +61,5 @@ def test_skypilot_accepts_every_rendered_task() -> None:
     for name in SKYPILOT:
         config = task(name)
         common_utils.validate_schema(config, schemas.get_task_schema(), "Invalid task YAML: ")
-        parsed = sky.Task.from_yaml_config(config)
+        parsed = sky.Task.from_yaml_config(dict(config))
         assert parsed.num_nodes == config["num_nodes"]

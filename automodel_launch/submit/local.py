@@ -1,0 +1,18 @@
+"""Run the interactive command on this node."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from automodel_launch.submit import SubmitError, Submitted
+
+
+def run_local(job_dir: Path, script: str = "run.sh") -> Submitted:
+    try:
+        done = subprocess.run(["bash", script], cwd=job_dir)
+    except OSError as exc:
+        raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
+    if done.returncode != 0:
+        raise SubmitError(f"the run exited with status {done.returncode}")
+    return Submitted(f"run finished; files in {job_dir}")

@@ -1,0 +1,58 @@
+"""Launch the rendered task through SkyPilot's SDK (the optional ``skypilot`` extra).
+
+Spot tasks go to ``sky.jobs.launch`` (managed jobs recover from preemption); others to
+``sky.launch``. Secret values are handed to the SDK here, from the submitting
+environment, and never written to the job directory.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from automodel_launch.submit import SubmitError, Submitted
+
+
+def submit_skypilot(
+    task_config: dict[str, Any],
+    job_dir: Path,
+    environ: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+) -> Submitted:
+    try:
+        import sky
+    except ImportError:
+        raise SubmitError(
+            "SkyPilot is not installed: pip install 'automodel-launch[skypilot]'"
+        ) from None
+    secrets = task_config.get("secrets") or {}
+    missing = [name for name in secrets if not environ.get(name)]
+    if missing:
+        raise SubmitError("set " + ", ".join(missing) + " before submitting: the task needs them")
+    task = sky.Task.from_yaml_config(copy.deepcopy(task_config))  # it consumes the dict
+    if secrets:
+        task.update_secrets({name: environ[name] for name in secrets})
+    name = str(task_config["name"])
+    managed = bool(task_config.get("resources", {}).get("use_spot"))
+    if dry_run:
+        kind = "managed job" if managed else "cluster job"
+        return Submitted(f"SkyPilot accepts the task ({kind} {name}); not launched: {job_dir}")
+    try:
+        if managed:
+            request = sky.jobs.launch(task, name=name)
+        else:
+            request = sky.launch(task, cluster_name=name)
+        result = sky.stream_and_get(request)
+    except Exception as exc:  # the SDK raises many types; all end the same way for the user
+        raise SubmitError(f"SkyPilot refused the task: {exc}") from None
+    kind = "managed job" if managed else "cluster job"
+    return Submitted(f"launched SkyPilot {kind} {name}; files in {job_dir}", _job_id(result))
+
+
+def _job_id(result: Any) -> str | None:
+    if isinstance(result, tuple) and result:
+        return str(result[0])
+    return None if result is None else str(result)
