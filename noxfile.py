@@ -22,7 +22,7 @@ TORCH = "torch==2.13.0"
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, example, corpus and integration tests."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[test,skypilot]")
     session.install(TORCH, "numpy")
     session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
     session.run(

@@ -49,8 +49,10 @@ def test_run_block_quotes_the_head_ip_and_uses_c10d() -> None:
     assert "--nproc_per_node=8" in run
 
 
-def test_skypilot_accepts_every_rendered_task() -> None:
+def test_skypilot_accepts_every_rendered_task(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """SkyPilot's own schema and Task parser (the optional extra, present in the test env)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
     try:
         import sky
         from sky.utils import common_utils, schemas
