@@ -77,11 +77,6 @@ def modeline(location: str, editor: Editor | None = None) -> str:
     return f"# yaml-language-server: $schema={location}"
 
 
-def yaml_settings(location: str, globs: Sequence[str] = DEFAULT_GLOBS) -> dict[str, object]:
-    """yaml-language-server's ``yaml`` settings section binding ``globs`` to the schema."""
-    return {"schemas": {location: list(globs)}}
-
-
 def snippet(editor: Editor, location: str, globs: Sequence[str] = DEFAULT_GLOBS) -> str:
     """What to paste into the editor's configuration (JetBrains: the file comment)."""
     if editor == "jetbrains":

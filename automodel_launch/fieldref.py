@@ -143,7 +143,8 @@ def _type(node: JSON) -> str:
         return f"[{name}](#{anchor(name)})"
     for key in ("anyOf", "oneOf"):
         if key in node:
-            parts = [_type(sub) for sub in node[key]]
+            branches = [sub for sub in node[key] if not _spelling_variant(sub, node[key])]
+            parts = [_type(sub) for sub in branches]
             parts = sorted(dict.fromkeys(parts), key=lambda p: p == "null")
             return " or ".join(parts)
     if "enum" in node:
@@ -156,6 +157,12 @@ def _type(node: JSON) -> str:
     if isinstance(kinds, list):
         return " or ".join(_kind(k, node) for k in kinds)
     return _kind(str(kinds), node)
+
+
+def _spelling_variant(branch: JSON, branches: list[JSON]) -> bool:
+    """A pattern-only string branch beside an enum: the enum in other letter cases."""
+    has_enum = any(isinstance(b, dict) and "enum" in b for b in branches)
+    return has_enum and isinstance(branch, dict) and set(branch) == {"type", "pattern"}
 
 
 def _kind(kind: str, node: dict[str, JSON]) -> str:

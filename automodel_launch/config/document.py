@@ -42,16 +42,32 @@ def _unsupported(name: str) -> Any:
     return Field(default=None, description=note, json_schema_extra={"deprecationMessage": note})
 
 
+def _section_snippets(model: type[BaseModel]) -> Any:
+    """Completing the section key inserts the model's snippet, not ``null``."""
+    model_extra = model.model_config.get("json_schema_extra")
+    snippets = model_extra.get("defaultSnippets", []) if isinstance(model_extra, dict) else []
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema.pop("default", None)
+        schema["defaultSnippets"] = snippets
+
+    return extra
+
+
 class LaunchDocument(OpenSection):
     """A NeMo AutoModel recipe. Recipe sections pass through; at most one launcher section."""
 
     model_config = OpenSection.model_config | {"title": "NeMo AutoModel recipe"}
 
     slurm: SlurmConfig | None = Field(
-        default=None, description="Submit to a Slurm cluster. Excludes skypilot:."
+        default=None,
+        description="Submit to a Slurm cluster. Excludes skypilot:.",
+        json_schema_extra=_section_snippets(SlurmConfig),
     )
     skypilot: SkyPilotConfig | None = Field(
-        default=None, description="Launch on a cloud or Kubernetes. Excludes slurm:."
+        default=None,
+        description="Launch on a cloud or Kubernetes. Excludes slurm:.",
+        json_schema_extra=_section_snippets(SkyPilotConfig),
     )
     fault_tolerance: FaultTolerance | None = Field(
         default=None, description="Restart on failure; valid only next to slurm:."

@@ -19,6 +19,10 @@ PYXIS_FLAGS = frozenset(
      "rshared", "nosuid", "nodev", "noexec", "nofail", "x-create=dir", "x-create=file",
      "x-create=auto"}
 )  # fmt: skip
+_PATH_SCHEMA: dict[str, Any] = {
+    "pattern": r"^(/|\$\{)[^,:\s]*$",
+    "patternErrorMessage": "an absolute path without ',', ':' or spaces",
+}
 _MOUNT_HINT = "write /source:/dest[:ro], '/path', or {source: /source, dest: /dest}"
 
 
@@ -45,8 +49,12 @@ class Mount(StrictSection):
         }
     }
 
-    source: str = Field(description="Absolute path on the cluster nodes.")
-    dest: str = Field(description="Absolute path inside the container.")
+    source: str = Field(
+        description="Absolute path on the cluster nodes.", json_schema_extra=_PATH_SCHEMA
+    )
+    dest: str = Field(
+        description="Absolute path inside the container.", json_schema_extra=_PATH_SCHEMA
+    )
     flags: str | None = Field(
         default=None,
         description="pyxis mount flags joined with '+', e.g. `ro` or `ro+rprivate`.",

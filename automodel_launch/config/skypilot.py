@@ -27,6 +27,12 @@ _REGION = {
 }
 
 
+def _any_case(words: tuple[str, ...]) -> str:
+    """A regex matching the words in any case (JSON Schema patterns have no flags)."""
+    spelled = ("".join(f"[{c.lower()}{c.upper()}]" for c in word) for word in words)
+    return "^(" + "|".join(spelled) + ")$"
+
+
 def _cloud(value: Any) -> Any:
     if isinstance(value, str) and value.lower() in CLOUDS:
         return value.lower()
@@ -74,19 +80,33 @@ class SkyPilotConfig(StrictSection):
             "defaultSnippets": [
                 {
                     "label": "skypilot: spot job",
-                    "body": {
-                        "cloud": "${1|aws,gcp,azure,lambda,kubernetes|}",
-                        "accelerators": "${2:H100:8}",
-                        "num_nodes": "^${3:1}",
-                        "use_spot": "^${4:false}",
-                        "disk_size": "^${5:200}",
-                    },
+                    "bodyText": "\n".join(
+                        [
+                            "cloud: ${1|aws,gcp,azure,lambda,kubernetes|}",
+                            'accelerators: "${2:H100:8}"',
+                            "num_nodes: ${3:1}",
+                            "use_spot: ${4|false,true|}",
+                            "disk_size: ${5:200}",
+                        ]
+                    ),
                 }
             ]
         },
     }
 
-    cloud: Annotated[Cloud, BeforeValidator(_cloud)] = Field(
+    cloud: Annotated[
+        Cloud,
+        BeforeValidator(_cloud),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"enum": list(CLOUDS)},
+                    {"type": "string", "pattern": _any_case(CLOUDS)},
+                ],
+                "errorMessage": "one of aws, gcp, azure, lambda, kubernetes",
+            }
+        ),
+    ] = Field(
         description="Target cloud (case-insensitive): aws, gcp, azure, lambda or kubernetes.",
     )
     accelerators: (
@@ -129,6 +149,10 @@ class SkyPilotConfig(StrictSection):
     job_name: str | None = Field(
         default=None,
         description="Job and cluster name: letters, digits, '-', '_', '.', starting with a letter.",
+        json_schema_extra={
+            "pattern": _CLUSTER_NAME.pattern,
+            "patternErrorMessage": "start with a letter; letters, digits, '-', '_', '.'",
+        },
     )
     hf_home: str | None = Field(default=None, description="Hugging Face cache on the nodes.")
     hf_token: SecretReference | None = Field(

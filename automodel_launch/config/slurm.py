@@ -34,16 +34,18 @@ class SlurmConfig(StrictSection):
             "defaultSnippets": [
                 {
                     "label": "slurm: multi-node job",
-                    "body": {
-                        "job_name": "${1:llm_finetune}",
-                        "nodes": "^${2:2}",
-                        "ntasks_per_node": "^${3:8}",
-                        "time": "${4:04:00:00}",
-                        "account": "${5:my_account}",
-                        "partition": "${6:batch}",
-                        "container_image": "${7:nvcr.io/nvidia/nemo:dev}",
-                        "master_port": "^${8:13742}",
-                    },
+                    "bodyText": "\n".join(
+                        [
+                            "job_name: ${1:llm_finetune}",
+                            "nodes: ${2:2}",
+                            "ntasks_per_node: ${3:8}",
+                            'time: "${4:04:00:00}"',
+                            "account: ${5:my_account}",
+                            "partition: ${6:batch}",
+                            "container_image: ${7:nvcr.io/nvidia/nemo:dev}",
+                            "master_port: ${8:13742}",
+                        ]
+                    ),
                 }
             ]
         },

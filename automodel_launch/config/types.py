@@ -207,7 +207,7 @@ SecretReference = Annotated[
         {
             "type": "string",
             "pattern": r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$",
-            "patternErrorMessage": "never the token itself: write ${HF_TOKEN}",
+            "patternErrorMessage": "never the credential itself: a reference such as ${HF_TOKEN}",
         }
     ),
 ]

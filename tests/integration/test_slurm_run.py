@@ -101,16 +101,30 @@ def test_invalid_time_is_what_sbatch_rejects(slurm_cluster: Cluster) -> None:
             slurm_time.parse(value)
 
 
-def _submit(cluster: Cluster, config: Path, torchrun: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _submit(
+    cluster: Cluster, config: Path, torchrun: str, *args: str
+) -> subprocess.CompletedProcess[str]:
     path = f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin"
-    return cluster.run(sys.executable, "-m", "automodel_launch", "submit", str(config), "--entry",
-                       str(HARNESS / "allreduce.py"), *args, cwd=config.parent,
-                       extra_env={"PATH": path}, timeout=60)
+    return cluster.run(
+        sys.executable,
+        "-m",
+        "automodel_launch",
+        "submit",
+        str(config),
+        "--entry",
+        str(HARNESS / "allreduce.py"),
+        *args,
+        cwd=config.parent,
+        extra_env={"PATH": path},
+        timeout=60,
+    )
 
 
 def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
     config = tmp_path / "allreduce.yaml"
-    config.write_text(CONFIG.format(port=free_port(), tmp=tmp_path) + f"  job_dir: {tmp_path}/jobs\n")
+    config.write_text(
+        CONFIG.format(port=free_port(), tmp=tmp_path) + f"  job_dir: {tmp_path}/jobs\n"
+    )
 
     checked = _submit(slurm_cluster, config, torchrun, "--dry-run")
     assert checked.returncode == 0, checked.stderr
@@ -128,7 +142,9 @@ def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_
     assert sorted(int(m["rank"]) for m in map(LINE.match, output.splitlines()) if m) == [0, 1, 2, 3]
 
 
-def test_submit_refuses_an_unset_reference(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
+def test_submit_refuses_an_unset_reference(
+    slurm_cluster: Cluster, torchrun: str, tmp_path: Path
+) -> None:
     config = tmp_path / "needs_token.yaml"
     config.write_text(
         CONFIG.format(port=free_port(), tmp=tmp_path)
@@ -136,5 +152,8 @@ def test_submit_refuses_an_unset_reference(slurm_cluster: Cluster, torchrun: str
     )
     refused = _submit(slurm_cluster, config, torchrun)
     assert refused.returncode == 1
-    assert "error[env-unset] slurm.hf_token: ${AUTOMODEL_LAUNCH_TEST_UNSET_TOKEN} is not set" in refused.stderr
+    assert (
+        "error[env-unset] slurm.hf_token: ${AUTOMODEL_LAUNCH_TEST_UNSET_TOKEN} is not set"
+        in refused.stderr
+    )
     assert not (tmp_path / "jobs").exists()
