@@ -49,7 +49,7 @@ class Diagnostic:
         }
 
 
-# code -> (severity, one-line summary). The summaries feed docs/diagnostics.md.
+# code -> (default severity, one-line summary). Codes are stable: tools match on them.
 CODES: dict[str, tuple[Severity, str]] = {
     # loading
     "file-not-found": (Severity.ERROR, "the path does not exist"),
