@@ -62,6 +62,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "root-not-mapping": (Severity.ERROR, "the top level is not a mapping of sections"),
     "duplicate-key": (Severity.ERROR, "a key appears twice in one mapping"),
     "alias-bomb": (Severity.ERROR, "anchors and aliases expand to an unreasonable size"),
+    "too-deep": (Severity.ERROR, "the YAML nests deeper than any recipe"),
     "yaml11-trap": (Severity.WARNING, "YAML 1.1 (AutoModel's loader) reads the value differently"),
     # structure
     "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),
@@ -124,6 +125,8 @@ class Collector:
     keys: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
     values: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
     items: list[Diagnostic] = field(default_factory=list)
+    hide: Callable[[str], str] = str
+    """Applied to every message and hint: removes credential values (see environment.py)."""
 
     def add(
         self,
@@ -143,8 +146,8 @@ class Collector:
                 path=dotted(loc),
                 line=line,
                 column=column,
-                message=message,
-                hint=hint,
+                message=self.hide(message),
+                hint=None if hint is None else self.hide(hint),
             )
         )
 

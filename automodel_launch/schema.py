@@ -23,7 +23,6 @@ DESCRIPTION = (
 
 def build_schema() -> dict[str, Any]:
     body = LaunchDocument.model_json_schema()
-    _add_markdown(body)
     header = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -32,7 +31,9 @@ def build_schema() -> dict[str, Any]:
     }
     body.pop("title", None)
     body.pop("description", None)
-    return header | body
+    schema = header | body
+    _add_markdown(schema)
+    return schema
 
 
 def _add_markdown(node: Any) -> None:

@@ -1,27 +1,27 @@
 """Thresholds and switches, from one place.
 
-Precedence, highest first:
+:func:`resolve_settings` is the only way in. Precedence, highest first:
 
 1. command-line flags (passed in by the CLI as keyword arguments);
 2. ``AUTOMODEL_LAUNCH_*`` environment variables (e.g. ``AUTOMODEL_LAUNCH_CHECK_PATHS=false``);
 3. the user config file: ``$AUTOMODEL_LAUNCH_CONFIG``, else
    ``$XDG_CONFIG_HOME/automodel-launch/config.toml`` (``~/.config/...``);
 4. the defaults below.
+
+Sources 2 and 3 are pydantic-settings sources (:mod:`automodel_launch.settings_sources`),
+imported only when one of them has something to say: validate runs on every save in
+editors and pre-commit, and pydantic-settings costs more to import than validating a file.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic import BaseModel, ConfigDict, Field
+
+ENV_PREFIX = "AUTOMODEL_LAUNCH_"
 
 OutputFormat = Literal["text", "json", "github"]
 
@@ -34,8 +34,8 @@ def user_config_file() -> Path:
     return Path(base) / "automodel-launch" / "config.toml"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="AUTOMODEL_LAUNCH_", extra="ignore")
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     spot_checkpoint_interval_warn: int = Field(
         default=500,
@@ -56,14 +56,33 @@ class Settings(BaseSettings):
     strict: bool = Field(default=False, description="Treat warnings as errors.")
     format: OutputFormat = Field(default="text", description="Report format.")
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=user_config_file())
-        return (init_settings, env_settings, toml)
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names where it came from."""
+
+
+def resolve_settings(**flags: Any) -> Settings:
+    """Settings from every source (see the module docstring); ``flags`` are the CLI's."""
+    from pydantic import ValidationError
+
+    given = {key: value for key, value in flags.items() if value is not None}
+    sourced = _sources_present()
+    try:
+        if not sourced:
+            return Settings(**given)
+        from automodel_launch.settings_sources import SourcedSettings
+
+        return Settings(**SourcedSettings(**given).model_dump())
+    except ValidationError as exc:
+        where = f"command-line flags, {ENV_PREFIX}* variables or {user_config_file()}"
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise SettingsError(f"bad setting ({where}): {problems}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SettingsError(f"cannot read the config file {user_config_file()}: {exc}") from None
+
+
+def _sources_present() -> bool:
+    names = {ENV_PREFIX + name.upper() for name in Settings.model_fields}
+    return any(key.upper() in names for key in os.environ) or user_config_file().is_file()

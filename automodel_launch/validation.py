@@ -62,6 +62,19 @@ class FileReport:
         return bool(self.diagnostics) if strict else not self.ok
 
 
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """Directories stand for the YAML files below them, in a stable order."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(
+                p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+            )
+        else:
+            out.append(path)
+    return out
+
+
 def validate_path(path: str | Path, settings: Settings, *, submitting: bool = False) -> FileReport:
     result = load_file(path)
     if result.loaded is None:
@@ -76,6 +89,7 @@ def validate_loaded(
 ) -> FileReport:
     sink = loaded.collector()
     data = loaded.data
+    sink.hide = environment.redactor(data, loaded.plain)
     traps = _yaml11_traps(loaded)
     _check_launcher_keys(data, sink)
     sections = _validate_sections(data, sink, traps)
@@ -87,25 +101,52 @@ def validate_loaded(
     _report_traps(traps, sink)
     document = None
     if not any(d.is_error for d in sink.items):
-        document = LaunchDocument.model_validate({**sections, "recipe": data.get("recipe")})
+        fields: dict[str, Any] = {n: sec.model for n, sec in sections.items()}
+        fields["recipe"] = data.get("recipe")
+        document = LaunchDocument.model_construct(**fields)
         if settings.check_paths or settings.check_env:
             checks.check_host(document, sink, settings, submitting=submitting)
     return FileReport(loaded.path, sink.items, loaded, document)
 
 
+@dataclass(frozen=True)
+class Section:
+    """A validated section; ``invalid`` names keys left out because they failed, so
+    cross-field rules still run on the rest (every problem in one run)."""
+
+    model: BaseModel
+    invalid: frozenset[str] = frozenset()
+
+
 def _validate_sections(
     data: dict[str, Any], sink: Collector, traps: dict[Loc, Trap]
-) -> dict[str, BaseModel]:
-    valid: dict[str, BaseModel] = {}
+) -> dict[str, Section]:
+    valid: dict[str, Section] = {}
     for name, model in SECTION_MODELS.items():
-        if data.get(name) is None:
+        raw = data.get(name)
+        if raw is None:
             continue
         try:
-            valid[name] = model.model_validate(data[name])
+            valid[name] = Section(model.model_validate(raw))
         except ValidationError as exc:
             errors = [e for e in exc.errors() if not _explained_by_trap(e, name, traps)]
             from_pydantic(errors, (name,), sink, unknown_key_hint)
+            partial = _without_failures(model, raw, exc)
+            if partial is not None:
+                valid[name] = partial
     return valid
+
+
+def _without_failures(model: type[BaseModel], raw: Any, exc: ValidationError) -> Section | None:
+    invalid = frozenset(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+    if not invalid or not isinstance(raw, dict):
+        return None
+    try:
+        return Section(
+            model.model_validate({k: v for k, v in raw.items() if k not in invalid}), invalid
+        )
+    except ValidationError:
+        return None
 
 
 def _explained_by_trap(error: Any, section: str, traps: dict[Loc, Trap]) -> bool:
@@ -144,14 +185,18 @@ def _check_launcher_keys(data: dict[str, Any], sink: Collector) -> None:
 
 
 def _run_rules(
-    data: dict[str, Any], sections: dict[str, BaseModel], sink: Collector, settings: Settings
+    data: dict[str, Any], sections: dict[str, Section], sink: Collector, settings: Settings
 ) -> None:
     checkpoint = _section(sections, "checkpoint", Checkpoint)
     slurm = _section(sections, "slurm", SlurmConfig)
     sky = _section(sections, "skypilot", SkyPilotConfig)
     if slurm is not None:
-        check_slurm(slurm, data["slurm"], sink, settings, checkpointing_enabled(checkpoint))
+        invalid = sections["slurm"].invalid
+        check_slurm(
+            slurm, data["slurm"], sink, settings, checkpointing_enabled(checkpoint), invalid
+        )
     if sky is not None:
+        # a failed skypilot field falls back to a default that no rule acts on
         check_skypilot(sky, sink)
         scheduler = _section(sections, "step_scheduler", StepScheduler)
         restore = _section(sections, "restore_from", RestoreFrom)
@@ -172,9 +217,9 @@ def _run_rules(
         )
 
 
-def _section(sections: dict[str, BaseModel], name: str, model: type[M]) -> M | None:
+def _section(sections: dict[str, Section], name: str, model: type[M]) -> M | None:
     found = sections.get(name)
-    return found if isinstance(found, model) else None
+    return found.model if found is not None and isinstance(found.model, model) else None
 
 
 @dataclass

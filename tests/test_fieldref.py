@@ -85,7 +85,7 @@ def test_rows_state_type_default_and_description(page: str) -> None:
     assert any(
         r.startswith("| `extra_mounts` | list of [Mount](#mount) or string | `[]` |") for r in slurm
     )
-    assert any(r.startswith('| `time` | string or integer ≥ 0 | `"04:00:00"` |') for r in slurm)
+    assert any(r.startswith('| `time` | string or integer ≥ -1 | `"04:00:00"` |') for r in slurm)
     sky = section_rows(page, "`skypilot`")
     clouds = ", ".join(f'`"{c}"`' for c in CLOUDS)
     assert any(r.startswith(f"| `cloud` | one of {clouds} | required |") for r in sky)

@@ -12,19 +12,13 @@ if TYPE_CHECKING:
 
 
 def load_settings(**flags: Any) -> Settings:
-    """Settings with the flags the user actually gave on top (see settings.py)."""
-    from pydantic import ValidationError
+    """Settings with the flags the user gave on top; a bad source is a usage error (exit 2)."""
+    from automodel_launch.settings import SettingsError, resolve_settings
 
-    from automodel_launch.settings import Settings
-
-    given = {key: value for key, value in flags.items() if value is not None}
     try:
-        return Settings(**given)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
-        raise typer.BadParameter(problems) from None
+        return resolve_settings(**flags)
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 def report_problems(report: FileReport, settings: Settings) -> None:

@@ -6,7 +6,7 @@ host is a host check (:mod:`automodel_launch.checks`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from automodel_launch.diagnostics import Collector, Loc
@@ -17,16 +17,55 @@ SHELL_TEXT_FIELDS = frozenset({"setup"})
 SECRET_FIELDS = frozenset({"hf_token", "wandb_key"})
 
 
-def strings(value: Any, loc: Loc) -> Iterator[tuple[Loc, str]]:
-    """Every text value below ``loc``, with its loc."""
-    if isinstance(value, str):
-        yield loc, value
-    elif isinstance(value, dict):
+def scalars(value: Any, loc: Loc) -> Iterator[tuple[Loc, Any]]:
+    """Every scalar below ``loc``, with its loc."""
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from strings(item, (*loc, key))
+            yield from scalars(item, (*loc, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from strings(item, (*loc, index))
+            yield from scalars(item, (*loc, index))
+    elif value is not None:
+        yield loc, value
+
+
+def strings(value: Any, loc: Loc) -> Iterator[tuple[Loc, str]]:
+    """Every text value below ``loc``, with its loc."""
+    for where, item in scalars(value, loc):
+        if isinstance(item, str):
+            yield where, item
+
+
+def is_sensitive(loc: Loc, text: str) -> bool:
+    """A credential field, a secret-named variable, or a value that looks like a token,
+    holding more than a reference."""
+    if env.is_reference_only(text):
+        return False
+    named = loc[1] in SECRET_FIELDS or (
+        len(loc) > 2 and loc[1] == "env_vars" and env.is_secret_name(str(loc[2]))
+    )
+    return named or env.looks_like_secret_value(text)
+
+
+def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> Callable[[str], str]:
+    """A function that removes this file's credential values from any text."""
+    values: set[str] = set()
+    for section in ("slurm", "skypilot"):
+        raw = data.get(section)
+        if not isinstance(raw, dict):
+            continue
+        for loc, value in scalars(raw, (section,)):
+            text = str(value)
+            if is_sensitive(loc, text):
+                values.update(v for v in (text, plain.get(loc)) if v and len(v) >= 3)
+    ordered = sorted(values, key=len, reverse=True)
+
+    def hide(message: str) -> str:
+        for value in ordered:
+            message = message.replace(value, "***")
+        return env.redact_secret_values(message)
+
+    return hide
 
 
 def check_references(section: str, raw: dict[str, Any], sink: Collector) -> None:
@@ -34,19 +73,25 @@ def check_references(section: str, raw: dict[str, Any], sink: Collector) -> None
         if loc[1] in SHELL_TEXT_FIELDS:
             continue
         found = env.scan(text)
-        for bad in found.malformed:
+        quiet = is_sensitive(loc, text)
+        for bad in found.malformed[:1] if quiet else found.malformed:
+            shown = "a '${' in this value" if quiet else f"'{bad}'"
             sink.add(
                 "invalid-env-reference",
                 loc,
-                f"'{bad}' is not a valid reference",
+                f"{shown} is not a valid reference",
                 "write ${NAME}, ${NAME,default} or ${oc.env:NAME,default}",
             )
-        for name in found.bare:
+        for name in found.bare[:1] if quiet else found.bare:
             sink.add(
                 "bare-env-reference",
                 loc,
-                f"${name} is not expanded: the value keeps the literal text '${name}'",
-                f"write ${{{name}}} to use the variable",
+                "a '$' in this value is not expanded: it stays literal text"
+                if quiet
+                else f"${name} is not expanded: the value keeps the literal text '${name}'",
+                "write ${NAME} to use a variable"
+                if quiet
+                else f"write ${{{name}}} to use the variable",
             )
         if found.command_substitution:
             sink.add(
@@ -61,6 +106,8 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
     env_vars = raw.get("env_vars")
     names = env_vars if isinstance(env_vars, dict) else {}
     for name, value in names.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if not isinstance(value, str) or env.is_reference_only(value):
             continue
         if env.is_secret_name(str(name)) or env.looks_like_secret_value(value):

@@ -112,7 +112,7 @@ def _from_text(value: Any) -> Any:
 MountText = Annotated[
     str,
     Field(
-        pattern=r"^(/|\$\{)[^,:\s]*(:(/|\$\{)[^,:\s]*(:[a-z=+-]+)?)?$",
+        pattern=r"^(/|\$\{)[^,:\s]*(:((/|\$\{)[^,:\s]*)?(:[a-z=+-]+)?)?$",
         json_schema_extra={
             "patternErrorMessage": "/source[:/dest[:flags]] with absolute paths, no ',' or ':' "
             "inside a path"

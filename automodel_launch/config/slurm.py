@@ -156,41 +156,60 @@ class SlurmConfig(StrictSection):
 
 
 def check_slurm(
-    cfg: SlurmConfig, raw: dict[str, Any], sink: Collector, settings: Settings, checkpointing: bool
+    cfg: SlurmConfig,
+    raw: dict[str, Any],
+    sink: Collector,
+    settings: Settings,
+    checkpointing: bool,
+    invalid: frozenset[str] = frozenset(),
 ) -> None:
-    """Rules across fields, and warnings; pydantic has already checked each field."""
+    """Rules across fields, and warnings; pydantic has already checked each field.
+
+    ``invalid`` names fields that failed (and hold defaults here): rules reading them are
+    skipped rather than judged on a default the user never wrote.
+    """
     loc = ("slurm",)
-    if cfg.gpus_per_node and cfg.ntasks_per_node > cfg.gpus_per_node:
+
+    def usable(*fields: str) -> bool:
+        return not invalid.intersection(fields)
+
+    gpus = cfg.gpus_per_node
+    if usable("ntasks_per_node", "gpus_per_node") and gpus and cfg.ntasks_per_node > gpus:
         sink.add(
             "tasks-exceed-gpus",
             (*loc, "ntasks_per_node"),
-            f"ntasks_per_node {cfg.ntasks_per_node} is more than gpus_per_node "
-            f"{cfg.gpus_per_node}: ranks would share GPUs",
-            f"set ntasks_per_node: {cfg.gpus_per_node}, or request more GPUs",
+            f"ntasks_per_node {cfg.ntasks_per_node} is more than gpus_per_node {gpus}: "
+            "ranks would share GPUs",
+            f"set ntasks_per_node: {gpus}, or request more GPUs",
         )
-    raw_time = raw.get("time")
+    if usable("time"):
+        _check_time(cfg, raw.get("time"), sink)
+        _check_margin(cfg, sink, settings, checkpointing)
+    if usable("hf_home", "nemo_mount", "extra_mounts"):
+        _check_mount_dests(cfg, sink)
+    if usable("nsys_enabled") and cfg.nsys_enabled:
+        sink.add(
+            "nsys-diagnostic-only",
+            (*loc, "nsys_enabled"),
+            "nsys profiling slows training and writes large .nsys-rep files into the job directory",
+            "profile a short run; turn it off for production training",
+        )
+
+
+def _check_time(cfg: SlurmConfig, raw_time: Any, sink: Collector) -> None:
     if isinstance(raw_time, str) and slurm_time.looks_like_hours_minutes(raw_time):
         sink.add(
             "ambiguous-time",
-            (*loc, "time"),
+            ("slurm", "time"),
             f'Slurm reads "{raw_time}" as minutes:seconds ({cfg.time})',
             f'for hours write "{raw_time}:00"; to keep minutes write "{cfg.time}"',
         )
     if isinstance(raw_time, int) and not isinstance(raw_time, bool):
         sink.add(
             "ambiguous-time",
-            (*loc, "time"),
+            ("slurm", "time"),
             f"a bare number is minutes to Slurm: {raw_time} is {cfg.time}",
             f'write it as text: time: "{cfg.time}"',
-        )
-    _check_margin(cfg, sink, settings, checkpointing)
-    _check_mount_dests(cfg, sink)
-    if cfg.nsys_enabled:
-        sink.add(
-            "nsys-diagnostic-only",
-            (*loc, "nsys_enabled"),
-            "nsys profiling slows training and writes large .nsys-rep files into the job directory",
-            "profile a short run; turn it off for production training",
         )
 
 

@@ -25,13 +25,13 @@ def fail(code: str, message: str, hint: str | None = None) -> NoReturn:
 class StrictSection(BaseModel):
     """A launcher section: unknown keys are errors, types are not coerced."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, validate_default=False)
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=False, defer_build=True)
 
 
 class OpenSection(BaseModel):
     """A recipe section: only the keys launching depends on are checked."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 # --------------------------------------------------------------------------- time
@@ -65,7 +65,7 @@ SlurmTimeText = Annotated[
         {
             "type": ["string", "integer"],
             "pattern": _TIME_PATTERN,
-            "minimum": 0,
+            "minimum": -1,
             "patternErrorMessage": f"Slurm time: {slurm_time.FORMATS}. Quote it.",
         }
     ),

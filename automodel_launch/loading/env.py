@@ -101,6 +101,11 @@ def looks_like_secret_value(text: str) -> bool:
     return bool(_SECRET_VALUE.search(text))
 
 
+def redact_secret_values(text: str) -> str:
+    """Replace anything shaped like a token or key with ``***``."""
+    return _SECRET_VALUE.sub("***", text)
+
+
 def split(text: str) -> list[str | Reference]:
     """Literal pieces and references in order, for renderers that quote each part."""
     parts: list[str | Reference] = []

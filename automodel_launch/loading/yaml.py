@@ -11,20 +11,21 @@ Bad input of any kind becomes a diagnostic, never an exception.
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
+from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
+from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
 
 MAX_BYTES = 5 * 1024 * 1024
 """The largest real recipe in the corpus is about 10 KB; 5 MB is far past any config."""
+MAX_DEPTH = 200
+"""Real recipes nest under 10 levels; the builder recurses once per level."""
 MAX_EXPANDED_NODES = 200_000
 """Aliases may share nodes; past this many nodes after expansion, it is a bomb."""
 
@@ -115,6 +116,9 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
         )
         return LoadResult(None, sink.items)
     root = documents[0]
+    if isinstance(root, ScalarNode) and _tag(root).endswith(":null") and not root.value:
+        sink.add("empty-file", (), "the file holds no YAML document", "a recipe is a mapping")
+        return LoadResult(None, sink.items)
     if not isinstance(root, MappingNode):
         kind = "a list" if isinstance(root, SequenceNode) else "a single value"
         sink.add(
@@ -124,13 +128,21 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "a recipe starts with keys such as 'model:' or 'slurm:'",
         )
         return LoadResult(None, sink.items)
-    if not _expansion_is_bounded(root):
+    if "*" in text and not _expansion_is_bounded(root):
         sink.add(
             "alias-bomb",
             (),
             "anchors and aliases expand past "
             f"{MAX_EXPANDED_NODES:,} nodes (or refer to themselves)",
             "write the values out instead of nesting aliases",
+        )
+        return LoadResult(None, sink.items)
+    if _deeper_than(root, MAX_DEPTH):
+        sink.add(
+            "too-deep",
+            (),
+            f"the YAML nests more than {MAX_DEPTH} levels deep",
+            "a recipe nests a few levels; check the file's structure",
         )
         return LoadResult(None, sink.items)
     loaded = LoadedFile(path=name, data={}, text=text, sections=_section_lines(root))
@@ -141,9 +153,14 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
 
 
 def _compose(text: str, sink: Collector) -> list[Node] | None:
-    yaml = YAML(typ="safe", pure=False)
+    loader = CSafeLoader(text)
     try:
-        return [doc for doc in yaml.compose_all(io.StringIO(text)) if doc is not None]
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                documents.append(node)
+        return documents
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -154,8 +171,16 @@ def _compose(text: str, sink: Collector) -> list[Node] | None:
             else None
         )
         sink.items.append(_diagnostic_at("yaml-syntax", line, column, problem, hint))
-    except (YAMLError, RecursionError, ValueError) as exc:
+    except RecursionError:
+        sink.items.append(
+            _diagnostic_at(
+                "too-deep", 1, 1, "the YAML nests too deep to read", "a recipe nests a few levels"
+            )
+        )
+    except (YAMLError, ValueError) as exc:
         sink.items.append(_diagnostic_at("yaml-syntax", 1, 1, str(exc) or "invalid YAML"))
+    finally:
+        loader.dispose()
     return None
 
 
@@ -182,6 +207,24 @@ def _diagnostic_at(
     code: str, line: int, column: int, message: str, hint: str | None = None
 ) -> Diagnostic:
     return Diagnostic(CODES[code][0], code, "", line, column, message, hint)
+
+
+def _deeper_than(root: Node, limit: int) -> bool:
+    """Whether any path from the root is longer than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Node, int]] = [(root, 1)]
+    seen: dict[int, int] = {}
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if seen.get(id(node), 0) >= depth:
+            continue
+        seen[id(node)] = depth
+        if isinstance(node, MappingNode):
+            stack.extend((child, depth + 1) for pair in node.value for child in pair)
+        elif isinstance(node, SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+    return False
 
 
 def _expansion_is_bounded(root: Node) -> bool:
@@ -228,36 +271,52 @@ class _Builder:
         if isinstance(node, SequenceNode):
             return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
-        if not node.style and str(node.tag).startswith(_YAML_TAG):
+        if not node.style and _tag(node).startswith(_YAML_TAG):
             self.loaded.plain[loc] = node.value
         return scalar_value(node)
 
     def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
+        """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left."""
         out: dict[str, Any] = {}
+        merges: list[Node] = []
         for key_node, value_node in node.value:
-            if isinstance(key_node, ScalarNode) and key_node.tag == _YAML_TAG + "merge":
-                merged = self.build(value_node, loc)
-                for k, v in merged.items() if isinstance(merged, dict) else []:
-                    out.setdefault(k, v)
+            if isinstance(key_node, ScalarNode) and _tag(key_node) == _YAML_TAG + "merge":
+                merges.append(value_node)
                 continue
             key = _key_text(key_node)
             child = (*loc, key)
             position = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in out:
-                first = self.loaded.keys[child]
-                self.sink.items.append(
-                    _diagnostic_at(
-                        "duplicate-key",
-                        *position,
-                        f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
-                        "AutoModel silently keeps the last one",
-                        "delete or rename one of them",
-                    )
-                )
+                self._duplicate(key, child, position)
                 continue
             self.loaded.keys[child] = position
             out[key] = self.build(value_node, child)
+        for merge in merges:
+            merged = self.build(merge, loc)
+            for source in merged if isinstance(merged, list) else [merged]:
+                for k, v in source.items() if isinstance(source, dict) else []:
+                    out.setdefault(k, v)
         return out
+
+    def _duplicate(self, key: str, loc: Loc, position: tuple[int, int]) -> None:
+        first = self.loaded.keys[loc]
+        self.sink.items.append(
+            Diagnostic(
+                CODES["duplicate-key"][0], "duplicate-key", dotted(loc), *position,
+                f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
+                "AutoModel silently keeps the last one",
+                "delete or rename one of them",
+            )
+        )  # fmt: skip
+
+
+def _tag(node: Node) -> str:
+    """The node's tag text; a plain suffix skips ruamel's URI decoding on every call."""
+    ctag = node.ctag
+    suffix = ctag.suffix if ctag is not None else None
+    if ctag is not None and ctag.handle is None and isinstance(suffix, str) and "%" not in suffix:
+        return suffix
+    return str(node.tag)
 
 
 def _key_text(node: Node) -> str:
@@ -269,7 +328,7 @@ def _key_text(node: Node) -> str:
 def scalar_value(node: ScalarNode) -> Any:
     """Construct a YAML 1.2 scalar from its resolved tag; unknown tags stay text."""
     text: str = node.value
-    tag = str(node.tag).removeprefix(_YAML_TAG)
+    tag = _tag(node).removeprefix(_YAML_TAG)
     try:
         if tag == "null":
             return None

@@ -16,8 +16,13 @@ def test_validate_tour_is_the_real_output() -> None:
     block = re.search(r"```console\n\$ automodel-launch (validate [^\n]+)\n(.*?)```", README, re.S)
     assert block, "the README has no validate tour"
     args, shown = block.group(1).split(), block.group(2)
-    done = subprocess.run([sys.executable, "-m", "automodel_launch", *args], cwd=ROOT,
-                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-m", "automodel_launch", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert done.stdout == shown
 
 

@@ -1,0 +1,69 @@
+"""``validate`` without typer's start-up cost, for pre-commit and editors on every save.
+
+It understands exactly the options of :mod:`automodel_launch.cli.validate` (a test keeps
+the two in step). Anything else (``--help``, a typo, a bad value) returns ``None`` and
+the typer application handles the whole command line with its usual messages.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+SWITCHES: dict[str, tuple[str, bool]] = {
+    "--check-paths": ("check_paths", True),
+    "--no-check-paths": ("check_paths", False),
+    "--check-env": ("check_env", True),
+    "--no-check-env": ("check_env", False),
+    "--strict": ("strict", True),
+    "--no-strict": ("strict", False),
+}
+VALUED = {"--format": "format", "-f": "format"}
+
+
+def parse(args: list[str]) -> tuple[dict[str, Any], list[Path]] | None:
+    flags: dict[str, Any] = {}
+    files: list[Path] = []
+    rest = iter(args)
+    only_files = False
+    for arg in rest:
+        if only_files or not arg.startswith("-") or arg == "-":
+            files.append(Path(arg))
+        elif arg == "--":
+            only_files = True
+        elif arg in SWITCHES:
+            name, switch = SWITCHES[arg]
+            flags[name] = switch
+        elif arg in VALUED:
+            value = next(rest, None)
+            if value is None:
+                return None
+            flags[VALUED[arg]] = value
+        elif arg.startswith("--format="):
+            flags["format"] = arg.partition("=")[2]
+        else:
+            return None
+    return (flags, files) if files else None
+
+
+def validate(args: list[str]) -> int | None:
+    """The exit code, or None to let typer handle the command line."""
+    parsed = parse(args)
+    if parsed is None:
+        return None
+    import gc
+
+    gc.disable()  # a short run that allocates many small objects and frees them at exit
+    from automodel_launch.report import write_report
+    from automodel_launch.settings import SettingsError, resolve_settings
+    from automodel_launch.validation import expand_paths, validate_path
+
+    flags, files = parsed
+    try:
+        settings = resolve_settings(**flags)
+    except SettingsError:
+        return None
+    reports = [validate_path(path, settings) for path in expand_paths(files)]
+    write_report(reports, settings.format, sys.stdout, strict=settings.strict)
+    return 1 if any(r.failed(settings.strict) for r in reports) else 0

@@ -1,0 +1,115 @@
+"""automodel_launch/report/json.py: the stable ``--format json`` contract."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from automodel_launch.diagnostics import Diagnostic, Severity
+from automodel_launch.report import write_report
+from automodel_launch.report.json import as_data, write_json
+from automodel_launch.validation import FileReport, validate_path
+from tests.conftest import ROOT, offline_settings
+
+ERR = Diagnostic(Severity.ERROR, "invalid-port", "slurm.master_port", 10, 16, "port 99999", "pick")
+WARN = Diagnostic(Severity.WARNING, "yaml11-trap", "slurm.time", 2, 9, "unquoted", None)
+DIAGNOSTIC_KEYS = ["severity", "code", "path", "line", "column", "message", "hint"]
+
+
+def dump(reports: list[FileReport], *, strict: bool = False) -> str:
+    out = io.StringIO()
+    write_json(reports, out, strict=strict)
+    return out.getvalue()
+
+
+def test_the_documented_shape() -> None:
+    reports = [FileReport("a.yaml", [ERR, WARN]), FileReport("b.yaml", [])]
+    assert json.loads(dump(reports)) == {
+        "files": [
+            {
+                "path": "a.yaml",
+                "ok": False,
+                "diagnostics": [
+                    {
+                        "severity": "error",
+                        "code": "invalid-port",
+                        "path": "slurm.master_port",
+                        "line": 10,
+                        "column": 16,
+                        "message": "port 99999",
+                        "hint": "pick",
+                    },
+                    {
+                        "severity": "warning",
+                        "code": "yaml11-trap",
+                        "path": "slurm.time",
+                        "line": 2,
+                        "column": 9,
+                        "message": "unquoted",
+                        "hint": None,
+                    },
+                ],
+            },
+            {"path": "b.yaml", "ok": True, "diagnostics": []},
+        ]
+    }
+
+
+def test_key_order_and_trailing_newline() -> None:
+    text = dump([FileReport("a.yaml", [ERR])])
+    assert text.endswith("}\n")
+    data = json.loads(text)
+    assert list(data) == ["files"]
+    assert list(data["files"][0]) == ["path", "ok", "diagnostics"]
+    assert list(data["files"][0]["diagnostics"][0]) == DIAGNOSTIC_KEYS
+
+
+def test_ok_follows_strict() -> None:
+    reports = [FileReport("w.yaml", [WARN])]
+    assert as_data(reports, strict=False)["files"][0]["ok"] is True
+    assert as_data(reports, strict=True)["files"][0]["ok"] is False
+
+
+def test_no_files() -> None:
+    assert json.loads(dump([])) == {"files": []}
+
+
+def test_a_real_file_and_a_missing_one() -> None:
+    reports = [
+        validate_path(ROOT / "examples" / "broken.yaml", offline_settings()),
+        validate_path(ROOT / "examples" / "nope.yaml", offline_settings()),
+    ]
+    out = io.StringIO()
+    write_report(reports, "json", out, strict=False)
+    data = json.loads(out.getvalue())
+    first, missing = data["files"]
+    assert first["ok"] is False
+    assert [(x["line"], x["column"], x["code"]) for x in first["diagnostics"]] == [
+        (6, 13, "invalid-job-name"),
+        (8, 3, "unknown-key"),
+        (9, 9, "invalid-time"),
+        (10, 16, "invalid-port"),
+        (11, 13, "secret-in-plain-text"),
+        (13, 7, "invalid-mount"),
+        (15, 20, "bare-env-reference"),
+    ]
+    assert missing == {
+        "path": str(ROOT / "examples" / "nope.yaml"),
+        "ok": False,
+        "diagnostics": [
+            {
+                "severity": "error",
+                "code": "file-not-found",
+                "path": "",
+                "line": 1,
+                "column": 1,
+                "message": f"no such file: {ROOT / 'examples' / 'nope.yaml'}",
+                "hint": "check the path",
+            }
+        ],
+    }
+
+
+def test_non_ascii_survives() -> None:
+    report = FileReport("ü.yaml", [Diagnostic(Severity.ERROR, "x", "p", 1, 1, "café ✓", None)])
+    assert json.loads(dump([report]))["files"][0]["diagnostics"][0]["message"] == "café ✓"

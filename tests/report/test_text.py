@@ -1,0 +1,141 @@
+"""automodel_launch/report/text.py: ``path:line:col: severity[code] field: message`` + hints."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.diagnostics import Diagnostic, Severity
+from automodel_launch.report import write_report
+from automodel_launch.report.text import format_line, summary, write_text
+from automodel_launch.validation import FileReport, validate_path
+from tests.conftest import ROOT, offline_settings
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+BROKEN = ROOT / "examples" / "broken.yaml"
+TOKEN = "hf_not_a_real_token_but_written_in_plain_text"
+
+
+def d(
+    severity: Severity, code: str, path: str, line: int, col: int, msg: str, hint: str | None = None
+) -> Diagnostic:
+    return Diagnostic(severity, code, path, line, col, msg, hint)
+
+
+ERR = d(
+    Severity.ERROR, "invalid-time", "slurm.time", 9, 9, "'4h' is not a Slurm time limit", "use M"
+)
+WARN = d(Severity.WARNING, "nsys-diagnostic-only", "slurm.nsys_enabled", 3, 17, "nsys is on")
+LOADER = d(Severity.ERROR, "yaml-syntax", "", 2, 1, "did not find expected key")
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def text(
+    reports: list[FileReport], *, strict: bool = False, stream: io.StringIO | None = None
+) -> str:
+    out = stream or io.StringIO()
+    write_text(reports, out, strict=strict)
+    return out.getvalue()
+
+
+def test_format_line() -> None:
+    assert format_line("a.yaml", ERR) == (
+        "a.yaml:9:9: error[invalid-time] slurm.time: '4h' is not a Slurm time limit"
+    )
+    assert (
+        format_line("a.yaml", LOADER) == "a.yaml:2:1: error[yaml-syntax] did not find expected key"
+    )
+
+
+def test_piped_output_is_plain_and_exact() -> None:
+    reports = [
+        FileReport("a.yaml", [ERR, WARN]),
+        FileReport("b.yaml", [LOADER]),
+        FileReport("c.yaml"),
+    ]
+    assert text(reports) == (
+        "a.yaml:9:9: error[invalid-time] slurm.time: '4h' is not a Slurm time limit\n"
+        "    hint: use M\n"
+        "a.yaml:3:17: warning[nsys-diagnostic-only] slurm.nsys_enabled: nsys is on\n"
+        "b.yaml:2:1: error[yaml-syntax] did not find expected key\n"
+        "3 files checked: 2 errors, 1 warning; 2 failed\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reports", "strict", "line"),
+    [
+        ([FileReport("a")], False, "1 file checked: no problems"),
+        ([FileReport("a"), FileReport("b")], False, "2 files checked: no problems"),
+        ([FileReport("a", [WARN])], False, "1 file checked: 0 errors, 1 warning; 0 failed"),
+        ([FileReport("a", [WARN])], True, "1 file checked: 0 errors, 1 warning; 1 failed"),
+        (
+            [FileReport("a", [ERR, ERR, WARN, WARN])],
+            False,
+            "1 file checked: 2 errors, 2 warnings; 1 failed",
+        ),
+        ([], False, "0 files checked: no problems"),
+    ],
+)
+def test_summary(reports: list[FileReport], strict: bool, line: str) -> None:
+    assert summary(reports, strict=strict) == line
+
+
+def test_a_real_file() -> None:
+    report = validate_path(BROKEN, offline_settings())
+    out = text([report])
+    assert ANSI.search(out) is None
+    lines = out.splitlines()
+    assert lines[0] == (
+        f"{BROKEN}:6:13: error[invalid-job-name] slurm.job_name: job name 'llm finetune' has "
+        "whitespace, shell metacharacters or is empty"
+    )
+    assert lines[1] == "    hint: use letters, digits, '_', '-', '.' (e.g. llm_finetune)"
+    assert f"{BROKEN}:9:9: error[invalid-time] slurm.time: '4h' is not a Slurm time limit" in lines
+    assert lines[-1] == "1 file checked: 6 errors, 1 warning; 1 failed"
+
+
+def test_a_terminal_gets_colours(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    reports = [FileReport("a.yaml", [ERR, WARN])]
+    coloured = text(reports, stream=Terminal())
+    assert ANSI.search(coloured) is not None
+    assert ANSI.sub("", coloured) == text(reports)
+
+
+def test_write_report_dispatches_on_format() -> None:
+    reports = [FileReport("a.yaml", [ERR])]
+    out = io.StringIO()
+    write_report(reports, "text", out, strict=False)
+    assert out.getvalue() == text(reports)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_secrets_never_reach_any_output(fmt: str, tmp_path: Path) -> None:
+    secret_file = tmp_path / "secrets.yaml"
+    secret_file.write_text(
+        "slurm:\n"
+        f"  hf_token: {TOKEN}\n"
+        "  wandb_key: 0123456789abcdef0123456789abcdef\n"
+        "  env_vars:\n"
+        "    DB_PASSWORD: hunter2hunter2\n"
+        "    OTHER: sk-abcdefghijklmnopqrstuvwxyz\n"
+    )
+    reports = [
+        validate_path(BROKEN, offline_settings()),
+        validate_path(secret_file, offline_settings()),
+    ]
+    assert sum(dg.code == "secret-in-plain-text" for r in reports for dg in r.diagnostics) == 5
+    out = io.StringIO()
+    write_report(reports, fmt, out, strict=False)  # type: ignore[arg-type]
+    value = out.getvalue()
+    for secret in (TOKEN, "0123456789abcdef0123456789abcdef", "hunter2", "sk-abcdefghijklmnop"):
+        assert secret not in value

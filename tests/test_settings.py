@@ -1,0 +1,226 @@
+"""automodel_launch/settings.py: defaults < user config file < AUTOMODEL_LAUNCH_* < CLI flags."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from automodel_launch.cli.common import load_settings
+from automodel_launch.settings import Settings, resolve_settings, user_config_file
+from tests.conftest import ROOT
+
+SPOT_WARNING = """\
+step_scheduler:
+  ckpt_every_steps: 100
+checkpoint:
+  checkpoint_dir: /ckpt
+  restore_from: null
+skypilot:
+  cloud: aws
+  use_spot: true
+"""
+
+
+def write_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(path))
+    return path
+
+
+def run_validate(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "automodel_launch", "validate", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        timeout=60,
+        check=False,
+    )
+
+
+# ------------------------------------------------------------------ defaults
+def test_defaults() -> None:
+    settings = resolve_settings()
+    assert settings.spot_checkpoint_interval_warn == 500
+    assert settings.checkpoint_margin_minutes == 10
+    assert settings.check_paths is True
+    assert settings.check_env is True
+    assert settings.strict is False
+    assert settings.format == "text"
+
+
+# ------------------------------------------------------------------ where the config file is
+def test_the_config_file_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "explicit.toml"))
+    assert user_config_file() == tmp_path / "explicit.toml"
+    monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert user_config_file() == tmp_path / "xdg" / "automodel-launch" / "config.toml"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_config_file() == tmp_path / "home" / ".config" / "automodel-launch" / "config.toml"
+
+
+def test_the_xdg_config_file_is_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "automodel-launch").mkdir()
+    (tmp_path / "automodel-launch" / "config.toml").write_text("checkpoint_margin_minutes = 3\n")
+    assert resolve_settings().checkpoint_margin_minutes == 3
+
+
+def test_a_missing_config_file_is_fine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "absent.toml"))
+    assert resolve_settings().model_dump() == Settings.model_construct().model_dump()
+
+
+# ------------------------------------------------------------------ precedence
+CONFIG = """\
+spot_checkpoint_interval_warn = 100
+checkpoint_margin_minutes = 5
+check_paths = false
+strict = true
+format = "json"
+"""
+
+
+def test_the_config_file_beats_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write_config(tmp_path, monkeypatch, CONFIG)
+    settings = resolve_settings()
+    assert settings.spot_checkpoint_interval_warn == 100
+    assert settings.checkpoint_margin_minutes == 5
+    assert settings.check_paths is False
+    assert settings.check_env is True  # not in the file: default
+    assert settings.strict is True
+    assert settings.format == "json"
+
+
+def test_the_environment_beats_the_config_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    write_config(tmp_path, monkeypatch, CONFIG)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN", "200")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STRICT", "false")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_FORMAT", "github")
+    settings = resolve_settings()
+    assert settings.spot_checkpoint_interval_warn == 200
+    assert settings.strict is False
+    assert settings.format == "github"
+    assert settings.checkpoint_margin_minutes == 5  # only in the file
+
+
+def test_flags_beat_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write_config(tmp_path, monkeypatch, CONFIG)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STRICT", "false")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_FORMAT", "github")
+    settings = load_settings(strict=True, format="text", check_paths=None, check_env=None)
+    assert settings.strict is True
+    assert settings.format == "text"
+    assert settings.check_paths is False  # flag not given: the file's value stays
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"), [("1", True), ("true", True), ("0", False), ("no", False)]
+)
+def test_environment_booleans(monkeypatch: pytest.MonkeyPatch, value: str, parsed: bool) -> None:
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CHECK_ENV", value)
+    assert resolve_settings().check_env is parsed
+
+
+def test_unknown_keys_in_the_config_file_are_ignored(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    write_config(tmp_path, monkeypatch, "future_setting = 1\nstrict = true\n")
+    assert resolve_settings().strict is True
+
+
+# ------------------------------------------------------------------ bad values: usage errors
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('spot_checkpoint_interval_warn = "lots"\n', "spot_checkpoint_interval_warn"),
+        ("spot_checkpoint_interval_warn = 0\n", "spot_checkpoint_interval_warn"),
+        ("checkpoint_margin_minutes = -1\n", "checkpoint_margin_minutes"),
+        ('format = "xml"\n', "format"),
+        ('strict = "maybe"\n', "strict"),
+    ],
+)
+def test_a_bad_value_in_the_config_file_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str, field: str
+) -> None:
+    write_config(tmp_path, monkeypatch, text)
+    with pytest.raises(typer.BadParameter, match=field):
+        load_settings()
+    result = run_validate("examples/llm_finetune_slurm.yaml")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert field in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("AUTOMODEL_LAUNCH_STRICT", "maybe"),
+        ("AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN", "many"),
+        ("AUTOMODEL_LAUNCH_FORMAT", "xml"),
+    ],
+)
+def test_a_bad_environment_value_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    result = run_validate("examples/llm_finetune_slurm.yaml")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("text", ["spot_checkpoint_interval_warn = \n", "[unterminated\n"])
+def test_a_config_file_that_is_not_toml_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str
+) -> None:
+    write_config(tmp_path, monkeypatch, text)
+    result = run_validate("examples/llm_finetune_slurm.yaml")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2
+
+
+# ------------------------------------------------------------------ end to end through the CLI
+def test_precedence_end_to_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    recipe = tmp_path / "spot.yaml"
+    recipe.write_text(SPOT_WARNING)
+    # Defaults: interval 100 <= 500, no warning: exit 0.
+    assert run_validate(str(recipe), "--no-check-env").returncode == 0
+    # The config file lowers the threshold: a warning; strict from the file makes it fail.
+    write_config(tmp_path, monkeypatch, "spot_checkpoint_interval_warn = 50\nstrict = true\n")
+    result = run_validate(str(recipe), "--no-check-env")
+    assert result.returncode == 1
+    assert "warning[spot-long-checkpoint-interval]" in result.stdout
+    # The environment turns strict off again.
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STRICT", "false")
+    assert run_validate(str(recipe), "--no-check-env").returncode == 0
+    # The flag wins over the environment.
+    assert run_validate(str(recipe), "--no-check-env", "--strict").returncode == 1
+    # And the environment threshold beats the file's.
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN", "1000")
+    result = run_validate(str(recipe), "--no-check-env", "--strict")
+    assert result.returncode == 0
+    assert "no problems" in result.stdout
+
+
+def test_format_from_the_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write_config(tmp_path, monkeypatch, 'format = "json"\n')
+    result = run_validate("examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths")
+    assert result.returncode == 0
+    assert result.stdout.startswith("{")
+    result = run_validate(
+        "examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths", "--format", "text"
+    )
+    assert result.stdout == "1 file checked: no problems\n"
