@@ -35,7 +35,7 @@ def user_config_file() -> Path:
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     spot_checkpoint_interval_warn: int = Field(
         default=500,

@@ -53,8 +53,11 @@ def validate(args: list[str]) -> int | None:
     if parsed is None:
         return None
     import gc
+    import os
 
     gc.disable()  # a short run that allocates many small objects and frees them at exit
+    # validate starts no other process: skip pydantic's search of installed plugins
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from automodel_launch.report import write_report
     from automodel_launch.settings import SettingsError, resolve_settings
     from automodel_launch.validation import expand_paths, validate_path

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -137,7 +137,11 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "write the values out instead of nesting aliases",
         )
         return LoadResult(None, sink.items)
-    if _deeper_than(root, MAX_DEPTH):
+    loaded = LoadedFile(path=name, data={}, text=text, sections=_section_lines(root))
+    builder = _Builder(loaded, sink)
+    try:
+        data = builder.build(root, ())
+    except _TooDeep:
         sink.add(
             "too-deep",
             (),
@@ -145,15 +149,31 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "a recipe nests a few levels; check the file's structure",
         )
         return LoadResult(None, sink.items)
-    loaded = LoadedFile(path=name, data={}, text=text, sections=_section_lines(root))
-    builder = _Builder(loaded, sink)
-    data = builder.build(root, ())
     loaded.data = data if isinstance(data, dict) else {}
     return LoadResult(loaded, sink.items)
 
 
+class _Loader(CSafeLoader):
+    """libyaml parses; the implicit tag of a plain scalar is looked up once per value.
+
+    Recipes repeat the same scalars (true, 1, null, ...), and ruamel's resolver is Python.
+    """
+
+    _tags: ClassVar[dict[str, Any]] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not ScalarNode or not implicit[0] or len(value) > 64:
+            return super().resolve(kind, value, implicit)
+        tag = self._tags.get(value)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(self._tags) < 50_000:
+                self._tags[value] = tag
+        return tag
+
+
 def _compose(text: str, sink: Collector) -> list[Node] | None:
-    loader = CSafeLoader(text)
+    loader = _Loader(text)
     try:
         documents = []
         while loader.check_node():
@@ -209,24 +229,6 @@ def _diagnostic_at(
     return Diagnostic(CODES[code][0], code, "", line, column, message, hint)
 
 
-def _deeper_than(root: Node, limit: int) -> bool:
-    """Whether any path from the root is longer than ``limit`` (iterative: no recursion)."""
-    stack: list[tuple[Node, int]] = [(root, 1)]
-    seen: dict[int, int] = {}
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        if seen.get(id(node), 0) >= depth:
-            continue
-        seen[id(node)] = depth
-        if isinstance(node, MappingNode):
-            stack.extend((child, depth + 1) for pair in node.value for child in pair)
-        elif isinstance(node, SequenceNode):
-            stack.extend((child, depth + 1) for child in node.value)
-    return False
-
-
 def _expansion_is_bounded(root: Node) -> bool:
     """Count nodes as if every alias were copied out; stop at the limit or a cycle."""
     sizes: dict[int, int] = {}
@@ -259,12 +261,18 @@ def _expansion_is_bounded(root: Node) -> bool:
     return True
 
 
+class _TooDeep(Exception):
+    pass
+
+
 class _Builder:
     def __init__(self, loaded: LoadedFile, sink: Collector) -> None:
         self.loaded = loaded
         self.sink = sink
 
     def build(self, node: Node, loc: Loc) -> Any:
+        if len(loc) >= MAX_DEPTH:
+            raise _TooDeep
         self.loaded.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, MappingNode):
             return self._mapping(node, loc)
