@@ -66,16 +66,7 @@ class Mount(StrictSection):
         if not value.startswith(("/", "${")):
             fix = "expand it (pyxis does not)" if value.startswith("~") else "use an absolute path"
             fail("invalid-mount", f"mount path '{value}' is not absolute", fix)
-        for bad in (",", ":"):
-            if bad in value:
-                fail(
-                    "invalid-mount",
-                    f"mount path '{value}' contains '{bad}', which pyxis cannot express",
-                    "rename or symlink the directory",
-                )
-        if any(ch.isspace() for ch in value):
-            fail("invalid-mount", f"mount path '{value}' contains whitespace", _MOUNT_HINT)
-        return value
+        return mountable(value)
 
     @field_validator("flags")
     @classmethod

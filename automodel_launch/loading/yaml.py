@@ -11,7 +11,6 @@ Bad input of any kind becomes a diagnostic, never an exception.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,16 +19,19 @@ from ruamel.yaml.cyaml import CSafeLoader
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
+from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
+from automodel_launch.loading.nodes import (
+    MAX_DEPTH,
+    MAX_EXPANDED_NODES,
+    Builder,
+    TooDeep,
+    expansion_is_bounded,
+    section_lines,
+    tag,
+)
 
 MAX_BYTES = 5 * 1024 * 1024
 """The largest real recipe in the corpus is about 10 KB; 5 MB is far past any config."""
-MAX_DEPTH = 200
-"""Real recipes nest under 10 levels; the builder recurses once per level."""
-MAX_EXPANDED_NODES = 200_000
-"""Aliases may share nodes; past this many nodes after expansion, it is a bomb."""
-
-_YAML_TAG = "tag:yaml.org,2002:"
 
 
 @dataclass
@@ -116,7 +118,7 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
         )
         return LoadResult(None, sink.items)
     root = documents[0]
-    if isinstance(root, ScalarNode) and _tag(root).endswith(":null") and not root.value:
+    if isinstance(root, ScalarNode) and tag(root).endswith(":null") and not root.value:
         sink.add("empty-file", (), "the file holds no YAML document", "a recipe is a mapping")
         return LoadResult(None, sink.items)
     if not isinstance(root, MappingNode):
@@ -128,7 +130,7 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "a recipe starts with keys such as 'model:' or 'slurm:'",
         )
         return LoadResult(None, sink.items)
-    if "*" in text and not _expansion_is_bounded(root):
+    if "*" in text and not expansion_is_bounded(root):
         sink.add(
             "alias-bomb",
             (),
@@ -137,11 +139,10 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "write the values out instead of nesting aliases",
         )
         return LoadResult(None, sink.items)
-    loaded = LoadedFile(path=name, data={}, text=text, sections=_section_lines(root))
-    builder = _Builder(loaded, sink)
+    builder = Builder(sink)
     try:
         data = builder.build(root, ())
-    except _TooDeep:
+    except TooDeep:
         sink.add(
             "too-deep",
             (),
@@ -149,7 +150,15 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "a recipe nests a few levels; check the file's structure",
         )
         return LoadResult(None, sink.items)
-    loaded.data = data if isinstance(data, dict) else {}
+    loaded = LoadedFile(
+        path=name,
+        data=data if isinstance(data, dict) else {},
+        keys=builder.keys,
+        values=builder.values,
+        plain=builder.plain,
+        text=text,
+        sections=section_lines(root),
+    )
     return LoadResult(loaded, sink.items)
 
 
@@ -204,18 +213,6 @@ def _compose(text: str, sink: Collector) -> list[Node] | None:
     return None
 
 
-def _section_lines(root: MappingNode) -> dict[str, tuple[int, int]]:
-    """Line span of each top-level entry of a block mapping (empty for flow style)."""
-    if root.flow_style:
-        return {}
-    spans: dict[str, tuple[int, int]] = {}
-    for key, value in root.value:
-        end = value.end_mark
-        last = end.line if end.column == 0 else end.line + 1
-        spans[_key_text(key)] = (key.start_mark.line, max(last, key.start_mark.line + 1))
-    return spans
-
-
 def _char_at(text: str, line: int, column: int) -> str:
     lines = text.splitlines()
     if 0 < line <= len(lines) and 0 < column <= len(lines[line - 1]):
@@ -227,146 +224,3 @@ def _diagnostic_at(
     code: str, line: int, column: int, message: str, hint: str | None = None
 ) -> Diagnostic:
     return Diagnostic(CODES[code][0], code, "", line, column, message, hint)
-
-
-def _expansion_is_bounded(root: Node) -> bool:
-    """Count nodes as if every alias were copied out; stop at the limit or a cycle."""
-    sizes: dict[int, int] = {}
-    active: set[int] = set()
-
-    def size(node: Node) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        if key in active:
-            raise OverflowError
-        active.add(key)
-        total = 1
-        if isinstance(node, MappingNode):
-            for k, v in node.value:
-                total += size(k) + size(v)
-        elif isinstance(node, SequenceNode):
-            for item in node.value:
-                total += size(item)
-        active.discard(key)
-        if total > MAX_EXPANDED_NODES:
-            raise OverflowError
-        sizes[key] = total
-        return total
-
-    try:
-        size(root)
-    except (OverflowError, RecursionError):
-        return False
-    return True
-
-
-class _TooDeep(Exception):
-    pass
-
-
-class _Builder:
-    def __init__(self, loaded: LoadedFile, sink: Collector) -> None:
-        self.loaded = loaded
-        self.sink = sink
-
-    def build(self, node: Node, loc: Loc) -> Any:
-        if len(loc) >= MAX_DEPTH:
-            raise _TooDeep
-        self.loaded.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        if isinstance(node, MappingNode):
-            return self._mapping(node, loc)
-        if isinstance(node, SequenceNode):
-            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
-        assert isinstance(node, ScalarNode)
-        if not node.style and _tag(node).startswith(_YAML_TAG):
-            self.loaded.plain[loc] = node.value
-        return scalar_value(node)
-
-    def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
-        """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left."""
-        out: dict[str, Any] = {}
-        merges: list[Node] = []
-        for key_node, value_node in node.value:
-            if isinstance(key_node, ScalarNode) and _tag(key_node) == _YAML_TAG + "merge":
-                merges.append(value_node)
-                continue
-            key = _key_text(key_node)
-            child = (*loc, key)
-            position = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            if key in out:
-                self._duplicate(key, child, position)
-                continue
-            self.loaded.keys[child] = position
-            out[key] = self.build(value_node, child)
-        for merge in merges:
-            merged = self.build(merge, loc)
-            for source in merged if isinstance(merged, list) else [merged]:
-                for k, v in source.items() if isinstance(source, dict) else []:
-                    out.setdefault(k, v)
-        return out
-
-    def _duplicate(self, key: str, loc: Loc, position: tuple[int, int]) -> None:
-        first = self.loaded.keys[loc]
-        self.sink.items.append(
-            Diagnostic(
-                CODES["duplicate-key"][0], "duplicate-key", dotted(loc), *position,
-                f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
-                "AutoModel silently keeps the last one",
-                "delete or rename one of them",
-            )
-        )  # fmt: skip
-
-
-def _tag(node: Node) -> str:
-    """The node's tag text; a plain suffix skips ruamel's URI decoding on every call."""
-    ctag = node.ctag
-    suffix = ctag.suffix if ctag is not None else None
-    if ctag is not None and ctag.handle is None and isinstance(suffix, str) and "%" not in suffix:
-        return suffix
-    return str(node.tag)
-
-
-def _key_text(node: Node) -> str:
-    if isinstance(node, ScalarNode):
-        return str(node.value)
-    return f"<{type(node).__name__.removesuffix('Node').lower()} key>"
-
-
-def scalar_value(node: ScalarNode) -> Any:
-    """Construct a YAML 1.2 scalar from its resolved tag; unknown tags stay text."""
-    text: str = node.value
-    tag = _tag(node).removeprefix(_YAML_TAG)
-    try:
-        if tag == "null":
-            return None
-        if tag == "bool":
-            return text.lower() == "true"
-        if tag == "int":
-            return _int(text)
-        if tag == "float":
-            return _float(text)
-    except ValueError:
-        return text
-    return text
-
-
-def _int(text: str) -> int:
-    clean = text.replace("_", "")
-    sign = -1 if clean.startswith("-") else 1
-    body = clean.lstrip("+-")
-    for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
-        if body.lower().startswith(prefix):
-            return sign * int(body[2:], base)
-    return sign * int(body, 10)
-
-
-def _float(text: str) -> float:
-    lowered = text.lower().replace("_", "")
-    if lowered in (".inf", "+.inf"):
-        return math.inf
-    if lowered == "-.inf":
-        return -math.inf
-    if lowered == ".nan":
-        return math.nan
-    return float(lowered)

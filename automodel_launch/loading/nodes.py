@@ -1,0 +1,175 @@
+"""Composed YAML nodes to plain Python data, recording where every key and value sits."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
+
+YAML_TAG = "tag:yaml.org,2002:"
+MAX_DEPTH = 200
+"""Real recipes nest under 10 levels; the builder recurses once per level."""
+MAX_EXPANDED_NODES = 200_000
+"""Aliases may share nodes; past this many nodes after expansion, it is a bomb."""
+
+
+def section_lines(root: MappingNode) -> dict[str, tuple[int, int]]:
+    """Line span of each top-level entry of a block mapping (empty for flow style)."""
+    if root.flow_style:
+        return {}
+    spans: dict[str, tuple[int, int]] = {}
+    for key, value in root.value:
+        end = value.end_mark
+        last = end.line if end.column == 0 else end.line + 1
+        spans[key_text(key)] = (key.start_mark.line, max(last, key.start_mark.line + 1))
+    return spans
+
+
+def expansion_is_bounded(root: Node) -> bool:
+    """Count nodes as if every alias were copied out; stop at the limit or a cycle."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(node: Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise OverflowError
+        active.add(key)
+        total = 1
+        if isinstance(node, MappingNode):
+            for k, v in node.value:
+                total += size(k) + size(v)
+        elif isinstance(node, SequenceNode):
+            for item in node.value:
+                total += size(item)
+        active.discard(key)
+        if total > MAX_EXPANDED_NODES:
+            raise OverflowError
+        sizes[key] = total
+        return total
+
+    try:
+        size(root)
+    except (OverflowError, RecursionError):
+        return False
+    return True
+
+
+class TooDeep(Exception):
+    """Nesting past MAX_DEPTH: raised instead of recursing further."""
+
+
+class Builder:
+    """Builds data from nodes; fills ``keys``, ``values`` and ``plain`` (see LoadedFile)."""
+
+    def __init__(self, sink: Collector) -> None:
+        self.sink = sink
+        self.keys: dict[Loc, tuple[int, int]] = {}
+        self.values: dict[Loc, tuple[int, int]] = {}
+        self.plain: dict[Loc, str] = {}
+
+    def build(self, node: Node, loc: Loc) -> Any:
+        if len(loc) >= MAX_DEPTH:
+            raise TooDeep
+        self.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, MappingNode):
+            return self._mapping(node, loc)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, ScalarNode)
+        if not node.style and tag(node).startswith(YAML_TAG):
+            self.plain[loc] = node.value
+        return scalar_value(node)
+
+    def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
+        """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left."""
+        out: dict[str, Any] = {}
+        merges: list[Node] = []
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode) and tag(key_node) == YAML_TAG + "merge":
+                merges.append(value_node)
+                continue
+            key = key_text(key_node)
+            child = (*loc, key)
+            position = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if key in out:
+                self._duplicate(key, child, position)
+                continue
+            self.keys[child] = position
+            out[key] = self.build(value_node, child)
+        for merge in merges:
+            merged = self.build(merge, loc)
+            for source in merged if isinstance(merged, list) else [merged]:
+                for k, v in source.items() if isinstance(source, dict) else []:
+                    out.setdefault(k, v)
+        return out
+
+    def _duplicate(self, key: str, loc: Loc, position: tuple[int, int]) -> None:
+        first = self.keys[loc]
+        self.sink.items.append(
+            Diagnostic(
+                CODES["duplicate-key"][0], "duplicate-key", dotted(loc), *position,
+                f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
+                "AutoModel silently keeps the last one",
+                "delete or rename one of them",
+            )
+        )  # fmt: skip
+
+
+def tag(node: Node) -> str:
+    """The node's tag text; a plain suffix skips ruamel's URI decoding on every call."""
+    ctag = node.ctag
+    suffix = ctag.suffix if ctag is not None else None
+    if ctag is not None and ctag.handle is None and isinstance(suffix, str) and "%" not in suffix:
+        return suffix
+    return str(node.tag)
+
+
+def key_text(node: Node) -> str:
+    if isinstance(node, ScalarNode):
+        return str(node.value)
+    return f"<{type(node).__name__.removesuffix('Node').lower()} key>"
+
+
+def scalar_value(node: ScalarNode) -> Any:
+    """Construct a YAML 1.2 scalar from its resolved tag; unknown tags stay text."""
+    text: str = node.value
+    kind = tag(node).removeprefix(YAML_TAG)
+    try:
+        if kind == "null":
+            return None
+        if kind == "bool":
+            return text.lower() == "true"
+        if kind == "int":
+            return _int(text)
+        if kind == "float":
+            return _float(text)
+    except ValueError:
+        return text
+    return text
+
+
+def _int(text: str) -> int:
+    clean = text.replace("_", "")
+    sign = -1 if clean.startswith("-") else 1
+    body = clean.lstrip("+-")
+    for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
+        if body.lower().startswith(prefix):
+            return sign * int(body[2:], base)
+    return sign * int(body, 10)
+
+
+def _float(text: str) -> float:
+    lowered = text.lower().replace("_", "")
+    if lowered in (".inf", "+.inf"):
+        return math.inf
+    if lowered == "-.inf":
+        return -math.inf
+    if lowered == ".nan":
+        return math.nan
+    return float(lowered)
