@@ -14,7 +14,7 @@ from pathlib import Path
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobdir import check_job_dir
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
-from automodel_launch.render.job import artifact_name, render_job
+from automodel_launch.render.job import render_artifact, render_job
 from automodel_launch.settings import Settings
 from automodel_launch.validation import FileReport, validate_path
 
@@ -27,6 +27,7 @@ class PreparedJob:
     document: LaunchDocument | None = None
     job_dir: Path | None = None
     artifact: str = ""
+    """What ``render`` prints: the script, the task, or the command line."""
     files: dict[str, str] = field(default_factory=dict)
 
 
@@ -65,9 +66,11 @@ def prepare(
         source=str(path),
         job_name=name,
         environ=dict(os.environ if environ is None else environ),
+        config_path=str(path) if job_dir is None and not submitting else None,
     )
     files = render_job(document, report.loaded, spec, nproc_per_node)
-    return PreparedJob(report, document, target, artifact_name(document), files)
+    artifact = render_artifact(document, spec, nproc_per_node)
+    return PreparedJob(report, document, target, artifact, files)
 
 
 def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:

@@ -65,7 +65,7 @@ def command(
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)
     if job_dir is None:
-        sys.stdout.write(prepared.files[prepared.artifact])
+        sys.stdout.write(prepared.artifact)
         return
     from automodel_launch.jobdir import JobDirError, write_job_dir
 

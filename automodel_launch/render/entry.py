@@ -63,3 +63,5 @@ class JobSpec:
     job_name: str = "llm_finetune"
     environ: dict[str, str] = field(default_factory=dict)
     """SkyPilot only: the submitting environment, for references resolved at submit time."""
+    config_path: str | None = None
+    """Interactive only: the config the ranks read, when no job directory is written."""

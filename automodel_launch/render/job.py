@@ -22,7 +22,7 @@ def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int
         return render_sbatch(document, spec)
     if document.launcher == "skypilot":
         return task_yaml(render_task(document, spec))
-    config = f"{spec.job_dir}/{JOB_CONFIG_NAME}" if spec.job_dir != "." else spec.source
+    config = spec.config_path or f"{spec.job_dir}/{JOB_CONFIG_NAME}"
     return interactive_command(spec.entry, config, nproc_per_node) + "\n"
 
 
