@@ -228,7 +228,7 @@ def _check_region(cfg: SkyPilotConfig, sink: Collector) -> None:
         sink.add(
             "unknown-region",
             ("skypilot", "region"),
-            f"'{cfg.region}' does not look like a {cfg.cloud} region",
+            f"'{cfg.region}' does not look like a region of {cfg.cloud}",
             "check `sky show-gpus --cloud " + cfg.cloud + "` for region names",
         )
     if (

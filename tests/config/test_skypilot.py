@@ -240,7 +240,7 @@ def test_regions_that_look_right(
 def test_a_region_that_does_not_look_like_the_clouds(validate: Validate) -> None:
     diags = validate("skypilot:\n  cloud: aws\n  region: mars-1\n")
     assert brief(diags) == ["3:11 warning[unknown-region] skypilot.region"]
-    assert diags[0].message == "'mars-1' does not look like a aws region"
+    assert diags[0].message == "'mars-1' does not look like a region of aws"
     assert diags[0].hint == "check `sky show-gpus --cloud aws` for region names"
     assert brief(validate("skypilot:\n  cloud: azure\n  region: East-US\n")) == [
         "3:11 warning[unknown-region] skypilot.region"
