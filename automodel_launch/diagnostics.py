@@ -109,6 +109,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "command-substitution": (Severity.WARNING, "$(...) or backticks stay literal text"),
     "secret-in-plain-text": (Severity.ERROR, "a token, key or password written in the file"),
     "env-unset": (Severity.WARNING, "a referenced variable is not set here"),
+    "secret-in-recipe": (
+        Severity.WARNING,
+        "a token-shaped value in a recipe section (an error when rendering a job)",
+    ),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
 }

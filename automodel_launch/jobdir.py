@@ -49,3 +49,8 @@ def write_job_dir(target: Path, files: dict[str, str]) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def remove_job_dir(target: Path) -> None:
+    """Undo :func:`write_job_dir` for a job that did not start (refused, or a dry run)."""
+    shutil.rmtree(target, ignore_errors=True)

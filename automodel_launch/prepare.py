@@ -54,7 +54,7 @@ def prepare(
     submitting: bool = False,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    report = validate_path(path, settings, submitting=submitting)
+    report = validate_path(path, settings, purpose="submit" if submitting else "render")
     document = report.document
     if document is None or report.loaded is None or report.failed(settings.strict):
         return PreparedJob(report)

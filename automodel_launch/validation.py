@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -75,17 +75,24 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
-def validate_path(path: str | Path, settings: Settings, *, submitting: bool = False) -> FileReport:
+Purpose = Literal["validate", "render", "submit"]
+"""What the check is for: a job directory must never hold a credential (render, submit),
+and an unset reference stops a submission (submit)."""
+
+
+def validate_path(
+    path: str | Path, settings: Settings, *, purpose: Purpose = "validate"
+) -> FileReport:
     result = load_file(path)
     if result.loaded is None:
         return FileReport(str(path), sorted(result.diagnostics, key=sort_key))
-    report = validate_loaded(result.loaded, settings, submitting=submitting)
+    report = validate_loaded(result.loaded, settings, purpose=purpose)
     report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
     return report
 
 
 def validate_loaded(
-    loaded: LoadedFile, settings: Settings, *, submitting: bool = False
+    loaded: LoadedFile, settings: Settings, *, purpose: Purpose = "validate"
 ) -> FileReport:
     sink = loaded.collector()
     data = loaded.data
@@ -98,6 +105,9 @@ def validate_loaded(
             environment.check_references(name, data[name], sink)
             environment.check_secrets(name, data[name], sink)
     _run_rules(data, sections, sink, settings)
+    environment.check_recipe_secrets(
+        data, sink, Severity.WARNING if purpose == "validate" else Severity.ERROR
+    )
     _report_traps(traps, sink)
     document = None
     if not any(d.is_error for d in sink.items):
@@ -105,7 +115,7 @@ def validate_loaded(
         fields["recipe"] = data.get("recipe")
         document = LaunchDocument.model_construct(**fields)
         if settings.check_paths or settings.check_env:
-            checks.check_host(document, sink, settings, submitting=submitting)
+            checks.check_host(document, sink, settings, submitting=purpose == "submit")
     return FileReport(loaded.path, sink.items, loaded, document)
 
 

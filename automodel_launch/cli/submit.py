@@ -39,7 +39,7 @@ def command(
 
     from automodel_launch.checks import local_gpu_count
     from automodel_launch.cli.common import load_settings, report_problems
-    from automodel_launch.jobdir import JobDirError, write_job_dir
+    from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.prepare import EntryChoice, prepare
     from automodel_launch.submit import SubmitError
 
@@ -60,12 +60,19 @@ def command(
     assert prepared.document is not None and prepared.job_dir is not None
     try:
         write_job_dir(prepared.job_dir, prepared.files)
+    except (JobDirError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    try:
         submitted = _hand_over(
             prepared.document.launcher, prepared.job_dir, prepared.files, dict(os.environ), dry_run
         )
-    except (JobDirError, SubmitError, OSError) as exc:
+    except (SubmitError, OSError) as exc:
+        remove_job_dir(prepared.job_dir)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    if dry_run:
+        remove_job_dir(prepared.job_dir)
     typer.echo(submitted.summary)
 
 

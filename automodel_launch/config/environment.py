@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from automodel_launch.diagnostics import Collector, Loc
+from automodel_launch.config.document import LAUNCHER_SECTIONS
+from automodel_launch.diagnostics import Collector, Loc, Severity
 from automodel_launch.loading import env
 
 SHELL_TEXT_FIELDS = frozenset({"setup"})
@@ -127,3 +128,21 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
                 "this value looks like a credential",
                 "keep credentials out of the file: reference them as ${NAME}",
             )
+
+
+def check_recipe_secrets(data: dict[str, Any], sink: Collector, severity: Severity) -> None:
+    """Token-shaped values in recipe sections: the job config would carry them to the job."""
+    for name, section in data.items():
+        if name in LAUNCHER_SECTIONS:
+            continue
+        for loc, text in strings(section, (name,)):
+            if env.looks_like_secret_value(text):
+                sink.add(
+                    "secret-in-recipe",
+                    loc,
+                    "this value looks like a credential; the job config would carry it into "
+                    "the job directory",
+                    "reference it as ${NAME} (AutoModel resolves it on the nodes) and set NAME "
+                    "where the job runs",
+                    severity=severity,
+                )

@@ -39,7 +39,7 @@ def submit_skypilot(
     managed = bool(task_config.get("resources", {}).get("use_spot"))
     if dry_run:
         kind = "managed job" if managed else "cluster job"
-        return Submitted(f"SkyPilot accepts the task ({kind} {name}); not launched: {job_dir}")
+        return Submitted(f"SkyPilot accepts the task ({kind} {name}); nothing was launched")
     try:
         if managed:
             request = sky.jobs.launch(task, name=name)

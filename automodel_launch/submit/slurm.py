@@ -25,6 +25,6 @@ def submit_slurm(job_dir: Path, *, dry_run: bool = False, timeout: float = 120) 
     if done.returncode != 0:
         raise SubmitError(f"sbatch refused the job: {done.stderr.strip() or done.stdout.strip()}")
     if dry_run:
-        return Submitted(f"sbatch --test-only accepted {job_dir / SCRIPT}: {done.stderr.strip()}")
+        return Submitted(f"sbatch --test-only accepts the job: {done.stderr.strip()}")
     job_id = done.stdout.strip().split(";")[0]
     return Submitted(f"submitted Slurm job {job_id}; files and log in {job_dir}", job_id)

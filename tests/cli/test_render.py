@@ -89,3 +89,16 @@ def test_custom_entry(tmp_path: Path) -> None:
     config.write_text("model:\n  name: x\n")
     done = render(str(config), "--nproc-per-node", "2", "--entry", "-m my_pkg.train --cfg {config}")
     assert done.stdout == f"torchrun --nproc_per_node=2 -m my_pkg.train --cfg {config}\n"
+
+
+def test_a_credential_in_a_recipe_section_is_never_written(tmp_path: Path) -> None:
+    config = tmp_path / "leaky.yaml"
+    config.write_text(
+        "wandb:\n  api_key: hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n"
+        "slurm:\n  nodes: 1\n  container_image: null\n"
+    )
+    done = render(str(config), "--no-check-paths", "--job-dir", str(tmp_path / "job"))
+    assert done.returncode == 1
+    assert "2:12: error[secret-in-recipe] wandb.api_key" in done.stderr
+    assert "AbCdEfGh" not in done.stderr + done.stdout
+    assert not (tmp_path / "job").exists()

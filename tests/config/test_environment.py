@@ -347,3 +347,12 @@ def test_a_numeric_value_under_a_secret_name_is_flagged(validate: Validate) -> N
     assert brief(validate("slurm:\n  env_vars:\n    DB_PASSWORD: 12345678\n")) == [
         "3:18 error[secret-in-plain-text] slurm.env_vars.DB_PASSWORD"
     ]
+
+
+def test_a_credential_in_a_recipe_section_is_a_warning_when_validating(validate: Validate) -> None:
+    text = (
+        "wandb:\n  api_key: hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n  project: ${WANDB_PROJECT}\n"
+    )
+    diags = validate(text)
+    assert brief(diags) == ["2:12 warning[secret-in-recipe] wandb.api_key"]
+    assert all("AbCdEfGh" not in d.message for d in diags)

@@ -128,7 +128,8 @@ def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_
 
     checked = _submit(slurm_cluster, config, torchrun, "--dry-run")
     assert checked.returncode == 0, checked.stderr
-    assert checked.stdout.startswith("sbatch --test-only accepted ")
+    assert checked.stdout.startswith("sbatch --test-only accepts the job: ")
+    assert not (tmp_path / "jobs").exists() or not any((tmp_path / "jobs").iterdir())
 
     submitted = _submit(slurm_cluster, config, torchrun)
     assert submitted.returncode == 0, submitted.stderr
