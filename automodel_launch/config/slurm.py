@@ -16,6 +16,7 @@ from automodel_launch.config.types import (
     SlurmTimeText,
     SlurmWord,
     StrictSection,
+    fail,
 )
 from automodel_launch.diagnostics import Collector
 
@@ -131,6 +132,18 @@ class SlurmConfig(StrictSection):
     wandb_key: SecretReference | None = Field(
         default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
     )
+
+    @field_validator("container_image", mode="before")
+    @classmethod
+    def _image_reference(cls, value: Any) -> Any:
+        if isinstance(value, str) and (not value or any(c.isspace() or c == "," for c in value)):
+            fail(
+                "invalid-container-image",
+                f"'{value}' is not an image reference or a .sqsh path",
+                "write [USER@][REGISTRY#]IMAGE[:TAG] (e.g. nvcr.io#nvidia/nemo:dev) or an "
+                "absolute .sqsh path; null runs without a container",
+            )
+        return value
 
     @field_validator("hf_home")
     @classmethod

@@ -358,7 +358,7 @@ def test_no_container(validate: Validate) -> None:
 @pytest.mark.parametrize("value", ['"nemo dev"', '"a,b"'])
 def test_container_image_without_spaces_or_commas(validate: Validate, value: str) -> None:
     assert brief(validate(f"slurm:\n  container_image: {value}\n")) == [
-        "2:20 error[invalid-value] slurm.container_image"
+        "2:20 error[invalid-container-image] slurm.container_image"
     ]
 
 
