@@ -1,0 +1,71 @@
+"""automodel_launch/jobdir.py: a job directory is written whole or not at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.jobdir import JobDirError, check_job_dir, remove_job_dir, write_job_dir
+
+
+def test_files_and_modes(tmp_path: Path) -> None:
+    target = tmp_path / "jobs" / "one"
+    write_job_dir(target, {"job.sbatch": "#!/bin/bash\n", "job_config.yaml": "a: 1\n"})
+    assert sorted(p.name for p in target.iterdir()) == ["job.sbatch", "job_config.yaml"]
+    assert (target / "job.sbatch").stat().st_mode & 0o777 == 0o755
+    assert (target / "job_config.yaml").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in target.parent.iterdir()] == ["one"]
+
+
+def test_a_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[str] = []
+    real = Path.write_text
+
+    def failing(self: Path, data: str, *args: object, **kwargs: object) -> int:
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(self.name)
+        return real(self, data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", failing)
+    target = tmp_path / "job"
+    with pytest.raises(OSError, match="No space left"):
+        write_job_dir(target, {"job.sbatch": "x", "job_config.yaml": "y"})
+    assert written == ["job.sbatch"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_existing_directory_is_used(tmp_path: Path) -> None:
+    target = tmp_path / "job"
+    target.mkdir()
+    write_job_dir(target, {"run.sh": "echo\n"})
+    assert [p.name for p in target.iterdir()] == ["run.sh"]
+
+
+def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "job"
+    target.write_text("not a directory")
+    with pytest.raises(JobDirError, match="already exists"):
+        write_job_dir(target, {"run.sh": "echo\n"})
+    assert target.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize(
+    "bad", ["with space", "hash#1", "pct%j", 'quote"', "dollar$x", "semi;colon"]
+)
+def test_paths_sbatch_cannot_carry(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(JobDirError, match="cannot carry safely"):
+        check_job_dir(tmp_path / bad)
+
+
+def test_relative_paths_become_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert check_job_dir(Path("slurm_jobs/run")) == f"{tmp_path}/slurm_jobs/run"
+
+
+def test_remove(tmp_path: Path) -> None:
+    target = tmp_path / "job"
+    write_job_dir(target, {"run.sh": "echo\n"})
+    remove_job_dir(target)
+    assert not target.exists()
