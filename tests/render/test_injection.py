@@ -8,6 +8,7 @@ in tests/integration. A canary file proves no value was ever executed.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,17 @@ def _run(script: str, tmp: Path) -> tuple[list[str], dict[str, str]]:
     return argv, dict(p.split("=", 1) for p in pairs)
 
 
+def _shellcheck(path: Path) -> None:
+    if shutil.which("shellcheck") is None:
+        from tests.integration.conftest import unavailable
+
+        unavailable("shellcheck is not installed (apt-get install shellcheck)")
+    checked = subprocess.run(
+        ["shellcheck", "-s", "bash", str(path)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -118,7 +130,9 @@ def test_values_reach_the_job_unchanged(
         job_dir=str(tmp),
         source="c.yaml",
     )
-    argv, job_env = _run(render_sbatch(document, spec), tmp)
+    script = render_sbatch(document, spec)
+    argv, job_env = _run(script, tmp)
+    _shellcheck(tmp / "job.sbatch")
 
     assert not canary.exists()
     for name, value in hostile_env.items():
