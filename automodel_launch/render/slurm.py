@@ -98,10 +98,10 @@ def _environment(cfg: SlurmConfig) -> str:
 def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
     srun = ["srun", "--export=ALL", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
     if cfg.container_image is not None:
-        mounts = ['"$JOB_DIR:$JOB_DIR"', *(word(m.spec) for m in cfg.mounts())]
+        mounts = ",".join(["${JOB_DIR}:${JOB_DIR}", *(m.spec for m in cfg.mounts())])
         srun += [
             f"--container-image={quote(cfg.container_image)}",
-            "--container-mounts=" + ",".join(mounts),
+            "--container-mounts=" + word(mounts),
             "--no-container-mount-home",
         ]
     srun.append(PER_NODE_ADDRESS)

