@@ -12,6 +12,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from automodel_launch.render.shell import quote
+
 CONFIG_TOKEN = "{config}"
 JOB_CONFIG_NAME = "job_config.yaml"
 
@@ -31,7 +33,7 @@ class Entry:
 
 def _substitute(part: str, config_word: str) -> str:
     pieces = part.split(CONFIG_TOKEN)
-    return config_word.join(shlex.quote(p) if p else "" for p in pieces) or "''"
+    return config_word.join(quote(p) if p else "" for p in pieces) or "''"
 
 
 def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -> Entry:

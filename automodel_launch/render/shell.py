@@ -6,17 +6,28 @@ shell resolves the reference, nothing else in the value can be interpreted.
 
 from __future__ import annotations
 
-import shlex
+import re
 
 from automodel_launch.loading import env
 
+_PLAIN = re.compile(r"[A-Za-z0-9_@%+:,./-]+")
+"""Left unquoted (shlex.quote also leaves '=' bare, which linters misread in assignments)."""
+_RESERVED = frozenset(
+    {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+     "do", "done", "in", "function", "time", "coproc", "{", "}", "!", "[[", "]]"}
+)  # fmt: skip
+
 
 def quote(text: str) -> str:
-    """A literal shell word (double-quoted with escapes when it holds ``$`` or backticks,
-    so linters see it is meant literally)."""
-    if "$" in text or "`" in text:
+    """A literal shell word (double-quoted with escapes when it holds ``$``, backticks or
+    backslashes, and a leading ``~`` escaped, so linters see it is meant literally)."""
+    if text.startswith("~"):
+        return "\\~" + quote(text[1:]) if len(text) > 1 else "\\~"
+    if any(ch in text for ch in "$`\\"):
         return f'"{_escape(text)}"'
-    return shlex.quote(text)
+    if _PLAIN.fullmatch(text) and text not in _RESERVED:
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def word(text: str) -> str:
