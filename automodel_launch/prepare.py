@@ -14,7 +14,7 @@ from pathlib import Path
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobdir import check_job_dir
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
-from automodel_launch.render.job import render_artifact, render_job
+from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.settings import Settings
 from automodel_launch.validation import FileReport, validate_path
 
@@ -68,8 +68,8 @@ def prepare(
         environ=dict(os.environ if environ is None else environ),
         config_path=str(path) if job_dir is None and not submitting else None,
     )
-    files = render_job(document, report.loaded, spec, nproc_per_node)
     artifact = render_artifact(document, spec, nproc_per_node)
+    files = job_files(document, report.loaded, artifact)
     return PreparedJob(report, document, target, artifact, files)
 
 

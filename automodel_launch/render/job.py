@@ -26,11 +26,15 @@ def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int
     return interactive_command(spec.entry, config, nproc_per_node) + "\n"
 
 
+def job_files(document: LaunchDocument, loaded: LoadedFile, artifact: str) -> dict[str, str]:
+    """File name -> content for the job directory, around an already rendered artifact."""
+    if document.launcher == "interactive":
+        artifact = "#!/bin/bash\nset -euo pipefail\n" + artifact
+    return {artifact_name(document): artifact, JOB_CONFIG_NAME: job_config_text(loaded)}
+
+
 def render_job(
     document: LaunchDocument, loaded: LoadedFile, spec: JobSpec, nproc_per_node: int = 1
 ) -> dict[str, str]:
     """File name -> content for the job directory."""
-    artifact = render_artifact(document, spec, nproc_per_node)
-    if document.launcher == "interactive":
-        artifact = "#!/bin/bash\nset -euo pipefail\n" + artifact
-    return {artifact_name(document): artifact, JOB_CONFIG_NAME: job_config_text(loaded)}
+    return job_files(document, loaded, render_artifact(document, spec, nproc_per_node))
