@@ -15,7 +15,9 @@ from automodel_launch.loading import env
 
 SHELL_TEXT_FIELDS = frozenset({"setup"})
 """Fields that are shell text, where ``$VAR`` and ``$(...)`` are meant for the shell."""
-SECRET_FIELDS = frozenset({"hf_token", "wandb_key"})
+CREDENTIAL_FIELDS = {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+"""Credential fields and the variable each one is exported as."""
+SECRET_FIELDS = frozenset(CREDENTIAL_FIELDS)
 
 
 def scalars(value: Any, loc: Loc) -> Iterator[tuple[Loc, Any]]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from automodel_launch.config.environment import CREDENTIAL_FIELDS
 from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.loading import env
-
-CREDENTIAL_FIELDS = {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
 
 
 @dataclass(frozen=True)
