@@ -20,9 +20,8 @@ def torchrun_words(
     rendezvous: Rendezvous | None,
     *,
     max_restarts: int | None = None,
-    program: str = "torchrun",
 ) -> list[str]:
-    words = [program]
+    words = ["torchrun"]
     if rendezvous is not None:
         words.append(f"--nnodes={rendezvous.nnodes}")
         if rendezvous.node_rank is not None:
