@@ -13,12 +13,11 @@ from pathlib import Path
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobdir import check_job_dir
+from automodel_launch.launchers import launcher_of
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.settings import Settings
 from automodel_launch.validation import FileReport, validate_path
-
-DEFAULT_BASES = {"slurm": "slurm_jobs", "skypilot": "skypilot_jobs", "interactive": "."}
 
 
 @dataclass
@@ -82,7 +81,7 @@ def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
 def default_job_dir(document: LaunchDocument, name: str, *, unique: bool = False) -> Path:
     """``<job_dir or launcher default>/<name>``; with ``unique``, a fresh timestamped one."""
     section = document.slurm or document.skypilot
-    base = (section.job_dir if section is not None else None) or DEFAULT_BASES[document.launcher]
+    base = (section.job_dir if section is not None else None) or launcher_of(document).default_base
     base_path = Path(base).expanduser()
     return unique_job_dir(base_path, name) if unique else base_path / name
 

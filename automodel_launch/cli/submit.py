@@ -8,7 +8,6 @@ from typing import Annotated, Optional
 import typer
 
 from automodel_launch.cli.render import EntryOption
-from automodel_launch.submit import Submitted
 
 
 def command(
@@ -40,6 +39,7 @@ def command(
     from automodel_launch.checks import local_gpu_count
     from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
+    from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare
     from automodel_launch.submit import SubmitError
 
@@ -64,8 +64,8 @@ def command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     try:
-        submitted = _hand_over(
-            prepared.document.launcher, prepared.job_dir, prepared.files, dict(os.environ), dry_run
+        submitted = launcher_of(prepared.document).submit(
+            Handover(prepared.job_dir, prepared.files, dict(os.environ), dry_run)
         )
     except (SubmitError, OSError) as exc:
         remove_job_dir(prepared.job_dir)
@@ -74,24 +74,3 @@ def command(
     if dry_run:
         remove_job_dir(prepared.job_dir)
     typer.echo(submitted.summary)
-
-
-def _hand_over(
-    launcher: str, job_dir: Path, files: dict[str, str], environ: dict[str, str], dry_run: bool
-) -> Submitted:
-    if launcher == "slurm":
-        from automodel_launch.submit.slurm import submit_slurm
-
-        return submit_slurm(job_dir, dry_run=dry_run)
-    if launcher == "skypilot":
-        from ruamel.yaml import YAML
-
-        from automodel_launch.submit.skypilot import submit_skypilot
-
-        task = YAML(typ="safe").load(files["task.yaml"])
-        return submit_skypilot(task, job_dir, environ, dry_run=dry_run)
-    from automodel_launch.submit.local import run_local
-
-    if dry_run:
-        return Submitted(f"would run: {files['run.sh'].splitlines()[-1]}")
-    return run_local(job_dir)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from automodel_launch.render.entry import Entry
+from typing import TYPE_CHECKING
+
+from automodel_launch.render.entry import JOB_CONFIG_NAME, Entry, JobSpec
 from automodel_launch.render.shell import quote
 from automodel_launch.render.torchrun import Rendezvous, torchrun_words
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
 
 
 def interactive_command(
@@ -24,3 +29,9 @@ def interactive_command(
         endpoint = quote(rdzv_endpoint or "localhost:29400")
         rendezvous = Rendezvous(nnodes=str(nnodes), endpoint=endpoint)
     return " ".join(torchrun_words(nproc_per_node, rendezvous) + entry.words(config_word))
+
+
+def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+    """The command for a config without a launcher section, as one line."""
+    config = spec.config_path or f"{spec.job_dir}/{JOB_CONFIG_NAME}"
+    return interactive_command(spec.entry, config, nproc_per_node) + "\n"

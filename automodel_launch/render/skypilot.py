@@ -114,3 +114,8 @@ def task_yaml(task: dict[str, Any]) -> str:
     out = io.StringIO()
     yaml.dump(body, out)
     return out.getvalue()
+
+
+def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+    """The launcher table's entry: ranks per node come from the section, not the host."""
+    return task_yaml(render_task(document, spec))

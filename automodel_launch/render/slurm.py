@@ -120,3 +120,8 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
     )
     srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG_NAME}')
     return join_lines(srun) + "\n"
+
+
+def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+    """The launcher table's entry: ranks per node come from the section, not the host."""
+    return render_sbatch(document, spec)

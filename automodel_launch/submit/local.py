@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.submit import SubmitError, Submitted
 
+if TYPE_CHECKING:
+    from automodel_launch.launchers import Handover
 
-def run_local(job_dir: Path, script: str = "run.sh") -> Submitted:
+
+SCRIPT = "run.sh"
+
+
+def run_local(job_dir: Path, script: str = SCRIPT) -> Submitted:
     try:
         done = subprocess.run(["bash", script], cwd=job_dir)
     except OSError as exc:
@@ -16,3 +23,9 @@ def run_local(job_dir: Path, script: str = "run.sh") -> Submitted:
     if done.returncode != 0:
         raise SubmitError(f"the run exited with status {done.returncode}")
     return Submitted(f"run finished; files in {job_dir}")
+
+
+def hand_over(handover: Handover) -> Submitted:
+    if handover.dry_run:
+        return Submitted(f"would run: {handover.files[SCRIPT].splitlines()[-1]}")
+    return run_local(handover.job_dir)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.submit import SubmitError, Submitted
+
+if TYPE_CHECKING:
+    from automodel_launch.launchers import Handover
 
 
 def submit_skypilot(
@@ -56,3 +59,10 @@ def _job_id(result: Any) -> str | None:
     if isinstance(result, tuple) and result:
         return str(result[0])
     return None if result is None else str(result)
+
+
+def hand_over(handover: Handover) -> Submitted:
+    from ruamel.yaml import YAML
+
+    task = YAML(typ="safe").load(handover.files["task.yaml"])
+    return submit_skypilot(task, handover.job_dir, handover.environ, dry_run=handover.dry_run)

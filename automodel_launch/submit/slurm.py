@@ -5,8 +5,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.submit import SubmitError, Submitted
+
+if TYPE_CHECKING:
+    from automodel_launch.launchers import Handover
 
 SCRIPT = "job.sbatch"
 
@@ -28,3 +32,7 @@ def submit_slurm(job_dir: Path, *, dry_run: bool = False, timeout: float = 120) 
         return Submitted(f"sbatch --test-only accepts the job: {done.stderr.strip()}")
     job_id = done.stdout.strip().split(";")[0]
     return Submitted(f"submitted Slurm job {job_id}; files and log in {job_dir}", job_id)
+
+
+def hand_over(handover: Handover) -> Submitted:
+    return submit_slurm(handover.job_dir, dry_run=handover.dry_run)

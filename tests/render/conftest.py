@@ -7,7 +7,7 @@ import pytest
 
 from automodel_launch.loading import load_text
 from automodel_launch.render.entry import Entry, JobSpec, default_entry
-from automodel_launch.render.job import render_job
+from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.validation import validate_loaded
 from tests.conftest import offline_settings
 
@@ -35,7 +35,8 @@ def render_text(
         job_name=name,
         environ=environ or {},
     )
-    return render_job(report.document, loaded, spec, nproc_per_node=8)
+    artifact = render_artifact(report.document, spec, nproc_per_node=8)
+    return job_files(report.document, loaded, artifact)
 
 
 def assert_golden(name: str, text: str) -> None:
