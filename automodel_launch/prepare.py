@@ -16,8 +16,9 @@ from automodel_launch.jobdir import check_job_dir
 from automodel_launch.launchers import launcher_of
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
+from automodel_launch.results import FileReport
 from automodel_launch.settings import Settings
-from automodel_launch.validation import FileReport, validate_path
+from automodel_launch.validation import validate_path
 
 
 @dataclass

@@ -7,7 +7,7 @@ comes out of one run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -34,7 +34,6 @@ from automodel_launch.config.skypilot import SkyPilotConfig, check_skypilot
 from automodel_launch.config.slurm import SlurmConfig, check_slurm
 from automodel_launch.diagnostics import (
     Collector,
-    Diagnostic,
     Loc,
     Severity,
     from_pydantic,
@@ -42,24 +41,10 @@ from automodel_launch.diagnostics import (
 )
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.loading.yaml11 import differs
+from automodel_launch.results import FileReport
 from automodel_launch.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
-
-
-@dataclass
-class FileReport:
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    loaded: LoadedFile | None = None
-    document: LaunchDocument | None = None
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.is_error for d in self.diagnostics)
-
-    def failed(self, strict: bool) -> bool:
-        return bool(self.diagnostics) if strict else not self.ok
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:

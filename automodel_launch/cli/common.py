@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 if TYPE_CHECKING:
+    from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
-    from automodel_launch.validation import FileReport
 
 
 def load_settings(**flags: Any) -> Settings:

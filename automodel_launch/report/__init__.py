@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from automodel_launch.results import FileReport
     from automodel_launch.settings import OutputFormat
-    from automodel_launch.validation import FileReport
 
 
 def write_report(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from automodel_launch.validation import FileReport
+    from automodel_launch.results import FileReport
 
 
 def _data(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from automodel_launch.validation import FileReport
+    from automodel_launch.results import FileReport
 
 
 def as_data(reports: Sequence[FileReport], *, strict: bool) -> dict[str, Any]:

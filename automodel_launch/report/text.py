@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from automodel_launch.diagnostics import Diagnostic
-    from automodel_launch.validation import FileReport
+    from automodel_launch.results import FileReport
 
 
 def format_line(path: str, d: Diagnostic) -> str:

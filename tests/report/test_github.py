@@ -7,7 +7,8 @@ import io
 from automodel_launch.diagnostics import Diagnostic, Severity
 from automodel_launch.report import write_report
 from automodel_launch.report.github import write_github
-from automodel_launch.validation import FileReport, validate_path
+from automodel_launch.results import FileReport
+from automodel_launch.validation import validate_path
 from tests.conftest import ROOT, offline_settings
 
 

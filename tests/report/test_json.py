@@ -8,7 +8,8 @@ import json
 from automodel_launch.diagnostics import Diagnostic, Severity
 from automodel_launch.report import write_report
 from automodel_launch.report.json import as_data, write_json
-from automodel_launch.validation import FileReport, validate_path
+from automodel_launch.results import FileReport
+from automodel_launch.validation import validate_path
 from tests.conftest import ROOT, offline_settings
 
 ERR = Diagnostic(Severity.ERROR, "invalid-port", "slurm.master_port", 10, 16, "port 99999", "pick")

@@ -11,7 +11,8 @@ import pytest
 from automodel_launch.diagnostics import Diagnostic, Severity
 from automodel_launch.report import write_report
 from automodel_launch.report.text import format_line, summary, write_text
-from automodel_launch.validation import FileReport, validate_path
+from automodel_launch.results import FileReport
+from automodel_launch.validation import validate_path
 from tests.conftest import ROOT, offline_settings
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -1,0 +1,34 @@
+"""What a check of one file produced: its diagnostics, and what later steps need.
+
+Reporters read this and nothing else of the validator: it sits beside
+:mod:`automodel_launch.diagnostics` on the bottom floor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from automodel_launch.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.loading import LoadedFile
+
+
+@dataclass
+class FileReport:
+    """One file's result. ``loaded`` and ``document`` are set when the file loaded and,
+    for ``document``, validated without errors (render and submit use them)."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    loaded: LoadedFile | None = None
+    document: LaunchDocument | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    def failed(self, strict: bool) -> bool:
+        return bool(self.diagnostics) if strict else not self.ok

@@ -1,0 +1,97 @@
+"""The house rules on imports: data flows CLI -> load -> validate -> render -> submit.
+
+Read from the source with ``ast`` (every import, including those under TYPE_CHECKING
+and inside functions), so a new import that crosses a floor fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "automodel_launch"
+
+
+def imports_of(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules(under: str) -> list[Path]:
+    base = PACKAGE / under
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
+def project_imports(path: Path) -> set[str]:
+    return {name for name in imports_of(path) if name.startswith("automodel_launch")}
+
+
+def crosses(path: Path, forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        name
+        for name in imports_of(path)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    )
+
+
+@pytest.mark.parametrize("path", modules("config"), ids=lambda p: p.name)
+def test_models_never_import_the_cli_reporters_or_rich(path: Path) -> None:
+    forbidden = (
+        "automodel_launch.cli",
+        "automodel_launch.report",
+        "automodel_launch.render",
+        "automodel_launch.submit",
+        "rich",
+        "typer",
+    )
+    assert crosses(path, forbidden) == []
+
+
+@pytest.mark.parametrize("path", modules("report"), ids=lambda p: p.name)
+def test_reporters_read_results_not_the_validator(path: Path) -> None:
+    allowed = (
+        "automodel_launch.diagnostics",
+        "automodel_launch.results",
+        "automodel_launch.report",
+    )
+    allowed += ("automodel_launch.settings.OutputFormat",)
+    extra = [
+        name
+        for name in project_imports(path)
+        if name != "automodel_launch.settings" and not name.startswith(allowed)
+    ]
+    assert extra == []
+
+
+@pytest.mark.parametrize("path", modules("render"), ids=lambda p: p.name)
+def test_renderers_start_nothing(path: Path) -> None:
+    forbidden = ("subprocess", "automodel_launch.submit", "automodel_launch.cli", "sky", "os")
+    assert crosses(path, forbidden) == []
+
+
+def test_env_references_import_nothing_of_the_project() -> None:
+    assert project_imports(PACKAGE / "loading" / "env.py") == set()
+
+
+@pytest.mark.parametrize("path", modules("diagnostics") + modules("results"), ids=str)
+def test_the_bottom_floor_stands_alone(path: Path) -> None:
+    runtime = {
+        name
+        for name in project_imports(path)
+        if not name.startswith(("automodel_launch.diagnostics", "automodel_launch.secrets"))
+    }
+    # results.py names the loaded file and the document for type checking only
+    assert runtime <= {
+        "automodel_launch.config.document",
+        "automodel_launch.config.document.LaunchDocument",
+        "automodel_launch.loading",
+        "automodel_launch.loading.LoadedFile",
+    }
