@@ -1,0 +1,37 @@
+"""Everything checked after loading, as rules of one signature: ``rule(context)``.
+
+:data:`RULES` is the order they run in. The sections are validated first, each on its
+own model (so a mistake in ``slurm:`` hides nothing in ``skypilot:``); the rules that
+join sections read the validated models from the context; YAML 1.1 traps are reported
+last, once the section rule has said which of them are errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from automodel_launch.rules import launch
+from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.sections import validate_sections
+from automodel_launch.rules.traps import find_traps, report_traps
+
+Rule = Callable[[Context], None]
+
+RULES: tuple[Rule, ...] = (
+    launch.launcher_keys,
+    validate_sections,
+    launch.launcher_environment,
+    launch.slurm_rules,
+    launch.skypilot_rules,
+    launch.fault_tolerance,
+    launch.recipe_secrets,
+    report_traps,
+)
+
+
+def run_rules(ctx: Context) -> None:
+    for rule in RULES:
+        rule(ctx)
+
+
+__all__ = ["RULES", "Context", "Purpose", "Rule", "Section", "Trap", "find_traps", "run_rules"]

@@ -1,0 +1,56 @@
+"""What every rule receives: the file's data, the validated sections, where to report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from automodel_launch.diagnostics import Collector, Loc, Severity
+
+if TYPE_CHECKING:
+    from automodel_launch.settings import Settings
+
+M = TypeVar("M", bound=BaseModel)
+
+Purpose = Literal["validate", "render", "submit"]
+"""What the check is for: a job directory must never hold a credential (render, submit),
+and an unset reference stops a submission (submit)."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A validated section; ``invalid`` names keys left out because they failed, so
+    cross-field rules still run on the rest (every problem in one run)."""
+
+    model: BaseModel
+    invalid: frozenset[str] = frozenset()
+
+
+@dataclass
+class Trap:
+    """An unquoted scalar that YAML 1.1 reads as ``value_11``."""
+
+    text: str
+    value_11: Any
+    severity: Severity = Severity.WARNING
+
+
+@dataclass
+class Context:
+    data: dict[str, Any]
+    sink: Collector
+    settings: Settings
+    purpose: Purpose = "validate"
+    traps: dict[Loc, Trap] = field(default_factory=dict)
+    sections: dict[str, Section] = field(default_factory=dict)
+    """Filled by the section rule; later rules read the models from here."""
+
+    def section(self, name: str, model: type[M]) -> M | None:
+        found = self.sections.get(name)
+        return found.model if found is not None and isinstance(found.model, model) else None
+
+    def invalid(self, name: str) -> frozenset[str]:
+        found = self.sections.get(name)
+        return found.invalid if found is not None else frozenset()
