@@ -1,14 +1,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from automodel_launch.loading import load_text
-from automodel_launch.render.entry import Entry, JobSpec, default_entry
-from automodel_launch.render.job import job_files, render_artifact
-from automodel_launch.validation import validate_loaded
+from automodel_launch.prepare import EntryChoice, prepare
 from tests.conftest import offline_settings
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -19,24 +17,29 @@ def render_text(
     text: str,
     name: str = "case",
     *,
-    entry: Entry | None = None,
     environ: dict[str, str] | None = None,
     job_dir: str | None = None,
 ) -> dict[str, str]:
-    """Validate YAML text (no errors allowed) and render its job directory files."""
-    loaded = load_text(text, f"{name}.yaml").loaded
-    assert loaded is not None
-    report = validate_loaded(loaded, offline_settings())
-    assert report.document is not None, [d.message for d in report.diagnostics if d.is_error]
-    spec = JobSpec(
-        entry=entry or default_entry(report.document.recipe),
-        job_dir=job_dir or f"/jobs/{name}",
-        source=f"{name}.yaml",
-        job_name=name,
-        environ=environ or {},
-    )
-    artifact = render_artifact(report.document, spec, nproc_per_node=8)
-    return job_files(report.document, loaded, artifact)
+    """The job directory files for YAML text, through the path ``render --job-dir`` takes
+    (validate for rendering, then render); the config must have no errors."""
+    with tempfile.TemporaryDirectory() as folder:
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            Path(f"{name}.yaml").write_text(text, encoding="utf-8")
+            prepared = prepare(
+                Path(f"{name}.yaml"),
+                offline_settings(),
+                entry=EntryChoice(),
+                job_dir=Path(job_dir or f"/jobs/{name}"),
+                nproc_per_node=8,
+                environ=environ or {},
+            )
+        finally:
+            os.chdir(previous)
+    errors = [d.message for d in prepared.report.diagnostics if d.is_error]
+    assert prepared.document is not None, errors
+    return prepared.files
 
 
 def assert_golden(name: str, text: str) -> None:
