@@ -7,6 +7,7 @@ comes out of one run.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -162,15 +163,19 @@ def _without_failures(model: type[BaseModel], raw: Any, exc: ValidationError) ->
 def _explained_by_trap(error: Any, section: str, traps: dict[Loc, Trap]) -> bool:
     """A type error on an unquoted YAML 1.1 word becomes one yaml11-trap error instead."""
     trap = traps.get((section, *error["loc"]))
-    if trap is not None and error["type"] in (
-        "bool_type",
-        "bool_parsing",
-        "int_type",
-        "string_type",
-    ):
-        trap.severity = Severity.ERROR
-        return True
-    return False
+    if trap is None:
+        return False
+    wants = _WANTS.get(error["type"])
+    if wants is None:  # refused in the field's own words (a job name read as a number)
+        trap.wants = "text"
+        return False
+    trap.severity = Severity.ERROR
+    trap.wants = wants
+    return True
+
+
+_WANTS = {"bool_type": "bool", "bool_parsing": "bool", "int_type": "number", "string_type": "text"}
+"""What a field wants, from the type error pydantic raised on the YAML 1.2 value."""
 
 
 def _check_launcher_keys(data: dict[str, Any], sink: Collector) -> None:
@@ -238,7 +243,10 @@ class Trap:
 
     text: str
     value_11: Any
+    value_12: Any = None
     severity: Severity = Severity.WARNING
+    wants: str | None = None
+    """"bool", "number" or "text" when the field rejected the YAML 1.2 value."""
 
 
 def _yaml11_traps(loaded: LoadedFile) -> dict[Loc, Trap]:
@@ -246,27 +254,52 @@ def _yaml11_traps(loaded: LoadedFile) -> dict[Loc, Trap]:
     for loc, text in loaded.plain.items():
         if not loc or loc[0] not in LAUNCHER_SECTIONS:
             continue
-        other = differs(text, _value_at(loaded.data, loc))
+        value_12 = _value_at(loaded.data, loc)
+        other = differs(text, value_12)
         if other is not None:
-            traps[loc] = Trap(text, other)
+            traps[loc] = Trap(text, other, value_12)
     return traps
 
 
 def _report_traps(traps: dict[Loc, Trap], sink: Collector) -> None:
     for loc, trap in traps.items():
         value = trap.value_11
-        if isinstance(value, bool) and trap.severity is Severity.ERROR:
-            hint = f"write {str(value).lower()}"
-        else:
-            hint = f'quote it: {loc[-1]}: "{trap.text}"'
+        also = ""
+        if isinstance(trap.value_12, float) and not math.isfinite(trap.value_12):
+            also = f" (and by YAML 1.2 as {_reading(trap.value_12)})"
         sink.add(
             "yaml11-trap",
             loc,
             f"unquoted {trap.text} is read by AutoModel's YAML 1.1 "
-            f"loader as {_reading(value)}" + _consequence(loc, value),
-            hint,
+            f"loader as {_reading(value)}{also}" + _consequence(loc, value),
+            _trap_hint(loc, trap),
             severity=trap.severity,
         )
+
+
+def _trap_hint(loc: Loc, trap: Trap) -> str:
+    """A spelling both readers agree on, of the kind the field wants.
+
+    Quoting helps only a text field: a number field needs plain decimal digits
+    (``0o17`` is 15 in YAML 1.2 but text in 1.1; ``1e400`` is infinity, then text).
+    """
+    wants = trap.wants
+    if wants is None:  # the field took the YAML 1.2 value: keep that kind
+        number = _is_number(trap.value_12) and "env_vars" not in loc
+        wants = "number" if number else "text"
+    if wants == "bool":
+        value = trap.value_11
+        return f"write {str(value).lower()}" if isinstance(value, bool) else "write true or false"
+    if wants == "number":
+        if isinstance(trap.value_12, int) and not isinstance(trap.value_12, bool):
+            return f"write {trap.value_12}: plain decimal digits read the same in YAML 1.1 and 1.2"
+        example = f", e.g. {trap.value_11}" if _is_number(trap.value_11) else ""
+        return f"write a whole number in plain decimal digits{example}"
+    return f'quote it: {loc[-1]}: "{trap.text}"'
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _reading(value: Any) -> str:
@@ -274,6 +307,8 @@ def _reading(value: Any) -> str:
         return f"the boolean {str(value).lower()}"
     if value is None:
         return "null"
+    if isinstance(value, float) and math.isinf(value):
+        return "-infinity" if value < 0 else "infinity"
     kinds = {int: "integer", float: "number", str: "text"}
     return f"the {kinds.get(type(value), 'value')} {value!r}"
 

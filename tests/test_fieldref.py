@@ -79,7 +79,10 @@ def test_every_field_has_a_row_in_model_order(
 def test_rows_state_type_default_and_description(page: str) -> None:
     slurm = section_rows(page, "`slurm`")
     described = SlurmConfig.model_fields["master_port"].description
-    assert f'| `master_port` | integer 1024..65535 or `"auto"` | `13742` | {described} |' in slurm
+    assert (
+        f'| `master_port` | integer 1024..65535 or string or `"auto"` | `13742` | {described} |'
+        in slurm
+    )
     assert slurm[-1].startswith("| `wandb_key` |")
     assert "| `nodes` | integer ≥ 1 | `1` | Number of nodes to allocate. |" in slurm
     assert any(

@@ -107,8 +107,8 @@ class SlurmConfig(StrictSection):
     )
     master_port: Port = Field(
         default=13742,
-        description="Rendezvous port (MASTER_PORT), 1024..65535. Change it on port conflicts, "
-        "or use `auto` to derive one from the job id.",
+        description="Rendezvous port (MASTER_PORT), 1024..65535; a quoted number is the same "
+        "port. Change it on port conflicts, or use `auto` to derive one from the job id.",
     )
     env_vars: EnvVars = Field(
         default_factory=dict,
@@ -235,9 +235,11 @@ def _check_margin(
         sink.add(
             "time-leaves-no-checkpoint-margin",
             ("slurm", "time"),
-            f"a {cfg.time} limit leaves under {margin} minutes for an async checkpoint to "
-            "finish: Slurm kills the job mid-write and the checkpoint is lost",
-            f"raise time, or end training at least {margin} minutes before the limit",
+            f"a {cfg.time} limit is under twice the {margin}-minute checkpoint margin "
+            f"({2 * margin} minutes): an async checkpoint may not finish before Slurm kills "
+            "the job, and a checkpoint cut off mid-write is lost",
+            f"raise time to at least {2 * margin} minutes, or end training at least {margin} "
+            "minutes before the limit",
         )
 
 

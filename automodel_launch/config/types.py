@@ -7,6 +7,7 @@ becomes the diagnostic code.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -74,9 +75,18 @@ SlurmTimeText = Annotated[
 
 
 # --------------------------------------------------------------------------- ports
+_PORT_TEXT = (
+    r"^(102[4-9]|10[3-9][0-9]|1[1-9][0-9]{2}|[2-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}"
+    r"|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$"
+)
+"""1024..65535 as text, for editors (JSON Schema cannot range-check a string)."""
+
+
 def _port(value: Any) -> int | str:
     if value == "auto":
         return "auto"
+    if isinstance(value, str) and value.isascii() and value.isdecimal():
+        value = int(value)  # a quoted port ("13742") is the same port
     if isinstance(value, bool) or not isinstance(value, int):
         fail(
             "invalid-port",
@@ -96,9 +106,16 @@ Port = Annotated[
     int | Literal["auto"],
     BeforeValidator(_port),
     WithJsonSchema(
-        {"anyOf": [{"type": "integer", "minimum": 1024, "maximum": 65535}, {"const": "auto"}]}
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1024, "maximum": 65535},
+                {"type": "string", "pattern": _PORT_TEXT},
+                {"const": "auto"},
+            ]
+        }
     ),
 ]
+"""A port number or ``auto``; a quoted number (``"13742"``) is accepted and stored as int."""
 
 
 # --------------------------------------------------------------------------- names
@@ -107,7 +124,9 @@ _SLURM_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.,+@%=-]*$")
 
 
 def _job_name(value: Any) -> str:
-    if not isinstance(value, str) or not _JOB_NAME.match(value) or len(value) > 200:
+    if not isinstance(value, str):
+        _not_text("job_name", value)
+    if not _JOB_NAME.fullmatch(value) or len(value) > 200:
         fail(
             "invalid-job-name",
             f"job name {_show(value)} has whitespace, shell metacharacters or is empty",
@@ -131,7 +150,9 @@ JobName = Annotated[
 
 
 def _slurm_word(value: Any) -> str:
-    if not isinstance(value, str) or not _SLURM_WORD.match(value):
+    if not isinstance(value, str):
+        _not_text("a Slurm name", value, "invalid-slurm-word")
+    if not _SLURM_WORD.fullmatch(value):
         fail(
             "invalid-slurm-word",
             f"{_show(value)} cannot be an #SBATCH value (spaces, quotes, '#' or shell characters)",
@@ -169,7 +190,7 @@ def _env_value(value: Any) -> str:
 
 
 def _env_name(value: Any) -> str:
-    if not isinstance(value, str) or not env.NAME_RE.match(value):
+    if not isinstance(value, str) or not env.NAME_RE.fullmatch(value):
         fail(
             "invalid-env-name",
             f"{_show(value)} is not an environment variable name",
@@ -214,6 +235,31 @@ SecretReference = Annotated[
 
 
 # --------------------------------------------------------------------------- helpers
+def _not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn:
+    """A name that YAML read as a number, boolean, list...: say so, and how to keep the text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        fail(
+            code,
+            f"{name} must be text, but YAML read it as the number {_number(value)}",
+            "put the value in quotes so YAML keeps it as written",
+        )
+    if isinstance(value, bool):
+        fail(
+            code,
+            f"{name} must be text, but YAML read it as the boolean {str(value).lower()}",
+            "put the value in quotes so YAML keeps it as written",
+        )
+    fail(code, f"{name} must be text, not {_kind(value)}", "write a plain name")
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "infinity"
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return "with more than 40 digits"
+    return str(value)
+
+
 def _kind(value: Any) -> str:
     names = {
         bool: "true/false",
@@ -227,4 +273,7 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return f"'{value}'" if isinstance(value, str) else _kind(value)
+    """The value quoted for a message; control characters (a trailing newline) made visible."""
+    if not isinstance(value, str):
+        return _kind(value)
+    return "'" + "".join(repr(c)[1:-1] if not c.isprintable() else c for c in value) + "'"
