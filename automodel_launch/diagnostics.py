@@ -54,6 +54,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # loading
     "file-not-found": (Severity.ERROR, "the path does not exist"),
     "file-unreadable": (Severity.ERROR, "the file cannot be read (permissions, a directory)"),
+    "no-config-found": (Severity.ERROR, "a named directory holds no .yaml or .yml file"),
     "file-too-large": (Severity.ERROR, "the file is larger than a recipe can sensibly be"),
     "not-text": (Severity.ERROR, "the file is binary or not UTF-8"),
     "empty-file": (Severity.ERROR, "the file holds no YAML document"),

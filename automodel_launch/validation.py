@@ -63,22 +63,19 @@ class FileReport:
         return bool(self.diagnostics) if strict else not self.ok
 
 
-def expand_paths(paths: list[Path]) -> list[Path]:
-    """Directories stand for the YAML files below them, in a stable order."""
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            out += sorted(
-                p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-            )
-        else:
-            out.append(path)
-    return out
-
-
 Purpose = Literal["validate", "render", "submit"]
 """What the check is for: a job directory must never hold a credential (render, submit),
 and an unset reference stops a submission (submit)."""
+
+
+def validate_paths(paths: list[Path], settings: Settings) -> list[FileReport]:
+    """``validate FILE|DIR...``: one report per file found, and per path that was skipped."""
+    from automodel_launch.discovery import discover
+
+    return [
+        FileReport(str(t.path), list(t.problems)) if t.problems else validate_path(t.path, settings)
+        for t in discover(paths)
+    ]
 
 
 def validate_path(
