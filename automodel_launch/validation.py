@@ -107,14 +107,14 @@ def validate_loaded(
         data, sink, Severity.WARNING if purpose == "validate" else Severity.ERROR
     )
     _report_traps(traps, sink)
-    document = None
-    if not any(d.is_error for d in sink.items):
-        fields: dict[str, Any] = {n: sec.model for n, sec in sections.items()}
-        fields["recipe"] = data.get("recipe")
-        document = LaunchDocument.model_construct(**fields)
-        if settings.check_paths or settings.check_env:
-            checks.check_host(document, sink, settings, submitting=purpose == "submit")
-    return FileReport(loaded.path, sink.items, loaded, document)
+    fields: dict[str, Any] = {n: sec.model for n, sec in sections.items()}
+    fields["recipe"] = data.get("recipe")
+    document = LaunchDocument.model_construct(**fields)
+    failed = any(d.is_error for d in sink.items)
+    if settings.check_paths or settings.check_env:
+        # on whatever validated, next to the other errors: every problem in one run
+        checks.check_host(document, sink, settings, submitting=purpose == "submit")
+    return FileReport(loaded.path, sink.items, loaded, None if failed else document)
 
 
 @dataclass(frozen=True)
