@@ -80,6 +80,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-job-name": (Severity.ERROR, "a job name with whitespace or shell metacharacters"),
     "invalid-slurm-word": (Severity.ERROR, "an account/partition that cannot be an #SBATCH value"),
     "invalid-port": (Severity.ERROR, "master_port outside 1024..65535 and not 'auto'"),
+    "invalid-job-dir": (Severity.ERROR, "a job directory a script or #SBATCH line cannot carry"),
     "tasks-exceed-gpus": (Severity.ERROR, "more ranks per node than GPUs per node"),
     "invalid-mount": (Severity.ERROR, "a mount pyxis cannot express"),
     "duplicate-mount-dest": (Severity.ERROR, "two mounts land on the same container path"),

@@ -7,27 +7,31 @@ step, so an interrupted or failed write never leaves a half-written job director
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from automodel_launch.config.types import JOB_DIR_ADVICE, unsafe_path_char
+
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
-_UNSAFE = re.compile(r"[\s#%\"'\\$`;&|<>(){}*?!\[\]]")
 
 
 class JobDirError(Exception):
     """A job directory that cannot be used; the message says why and what to do."""
 
 
-def check_job_dir(path: Path) -> str:
-    """The absolute path as it will appear in the script; refuses what #SBATCH can't carry."""
-    absolute = str(path.expanduser().absolute())
-    bad = _UNSAFE.search(absolute)
-    if bad:
+def check_job_dir(path: Path) -> Path:
+    """The job directory, absolute with ``~`` expanded: where it is written and what the
+    script names. Refuses what #SBATCH can't carry (the rule of the ``job_dir`` fields)."""
+    try:
+        absolute = path.expanduser().absolute()
+    except RuntimeError as exc:  # ~user without such a user
+        raise JobDirError(f"job directory {str(path)!r}: {exc}") from None
+    bad = unsafe_path_char(str(absolute))
+    if bad is not None:
         raise JobDirError(
-            f"job directory {absolute!r} contains {bad.group()!r}, which an #SBATCH line "
-            "cannot carry safely; choose a path of letters, digits, '/', '_', '-', '.'"
+            f"job directory {str(absolute)!r} contains {bad!r}, which an #SBATCH line "
+            f"cannot carry safely; {JOB_DIR_ADVICE}"
         )
     return absolute
 

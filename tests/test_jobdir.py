@@ -61,7 +61,24 @@ def test_paths_sbatch_cannot_carry(tmp_path: Path, bad: str) -> None:
 
 def test_relative_paths_become_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert check_job_dir(Path("slurm_jobs/run")) == f"{tmp_path}/slurm_jobs/run"
+    assert check_job_dir(Path("slurm_jobs/run")) == tmp_path / "slurm_jobs" / "run"
+
+
+def test_home_is_expanded_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert check_job_dir(Path("~/x")) == tmp_path / "home" / "x"
+
+
+def test_an_unknown_user_home_is_refused() -> None:
+    with pytest.raises(JobDirError, match="~surely-no-such-user-here/x"):
+        check_job_dir(Path("~surely-no-such-user-here/x"))
+
+
+@pytest.mark.parametrize("bad", ["tab\tx", "nl\nx", "ctl\x01x", "dollar${HOME}"])
+def test_the_rule_of_the_job_dir_field(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(JobDirError, match="cannot carry safely"):
+        check_job_dir(tmp_path / bad)
 
 
 def test_remove(tmp_path: Path) -> None:

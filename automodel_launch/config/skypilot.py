@@ -8,7 +8,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
-from automodel_launch.config.types import EnvVars, SecretReference, StrictSection, fail
+from automodel_launch.config.types import (
+    EnvVars,
+    JobDirText,
+    SecretReference,
+    StrictSection,
+    fail,
+)
 from automodel_launch.diagnostics import Collector
 
 Cloud = Literal["aws", "gcp", "azure", "lambda", "kubernetes"]
@@ -166,8 +172,10 @@ class SkyPilotConfig(StrictSection):
     wandb_key: SecretReference | None = Field(
         default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
     )
-    job_dir: str | None = Field(
-        default=None, description="Where job directories are created (default ./skypilot_jobs)."
+    job_dir: JobDirText | None = Field(
+        default=None,
+        description="Where job directories are created (default ./skypilot_jobs). A plain path: "
+        "`~/` is expanded, `${VAR}` is not.",
     )
     gpus_per_node: int | None = Field(
         default=None, ge=1, description="Ranks per node; defaults to the accelerator count."

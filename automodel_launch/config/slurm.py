@@ -10,6 +10,7 @@ from automodel_launch.config import slurm_time
 from automodel_launch.config.mounts import Mount, MountField, mountable
 from automodel_launch.config.types import (
     EnvVars,
+    JobDirText,
     JobName,
     Port,
     SecretReference,
@@ -120,8 +121,10 @@ class SlurmConfig(StrictSection):
         description="Wrap training in `nsys profile`; `.nsys-rep` reports go to the job "
         "directory. Diagnostic only: adds overhead and large files.",
     )
-    job_dir: str | None = Field(
-        default=None, description="Where job directories are created (default ./slurm_jobs)."
+    job_dir: JobDirText | None = Field(
+        default=None,
+        description="Where job directories are created (default ./slurm_jobs). A plain path: "
+        "`~/` is expanded, `${VAR}` is not.",
     )
     repo_root: str | None = Field(
         default=None, description="AutoModel checkout to run from (mounted at nemo_mount)."

@@ -174,6 +174,54 @@ SlurmWord = Annotated[
 ]
 
 
+# --------------------------------------------------------------------------- job directory
+_UNSAFE_CHARS = r"""\s\x00-\x1f\x7f#%"'\\$`;&|<>(){}*?!\[\]"""
+"""A character class body read alike by Python and JSON Schema (ECMAScript) regexes."""
+_UNSAFE_PATH = re.compile(f"[{_UNSAFE_CHARS}]")
+JOB_DIR_ADVICE = "choose a path of letters, digits, '/', '_', '-', '.' ('~/' is expanded)"
+
+
+def unsafe_path_char(path: str) -> str | None:
+    """The first character of ``path`` a job script or an ``#SBATCH`` line cannot carry.
+
+    The one rule for job directories: the ``job_dir`` fields use it on the text written
+    in the config, :func:`automodel_launch.jobdir.check_job_dir` on the final path.
+    """
+    bad = _UNSAFE_PATH.search(path)
+    return bad.group() if bad else None
+
+
+def _job_dir(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        fail("invalid-job-dir", f"job_dir must be a path, not {_kind(value)}", JOB_DIR_ADVICE)
+    bad = unsafe_path_char(value)
+    if bad is not None:
+        advice = JOB_DIR_ADVICE
+        if "${" in value or bad == "$":
+            advice = "write the directory itself: a ${VAR} is not expanded here; " + advice
+        fail(
+            "invalid-job-dir",
+            f"job_dir {_show(value)} contains {bad!r}, which an #SBATCH line cannot carry safely",
+            advice,
+        )
+    return value
+
+
+JobDirText = Annotated[
+    str,
+    BeforeValidator(_job_dir),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": f"^[^{_UNSAFE_CHARS}]+$",
+            "patternErrorMessage": "a plain path: no spaces, quotes, '$', '#', '%' or "
+            "shell characters",
+        }
+    ),
+]
+"""Where job directories are created; the rule :func:`unsafe_path_char` states."""
+
+
 # --------------------------------------------------------------------------- env vars
 def _env_value(value: Any) -> str:
     if isinstance(value, bool):

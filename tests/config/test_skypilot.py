@@ -322,3 +322,8 @@ def test_a_trailing_newline_in_a_region_does_not_look_right(validate: Validate) 
 def test_a_trailing_newline_in_an_env_name(validate: Validate) -> None:
     diags = validate('skypilot:\n  cloud: aws\n  env_vars:\n    "A\\n": x\n')
     assert [d.code for d in diags] == ["invalid-env-name"]
+
+
+def test_a_job_dir_with_a_space(validate: Validate) -> None:
+    diags = validate('skypilot:\n  cloud: aws\n  job_dir: "my jobs"\n')
+    assert brief(diags) == ["3:12 error[invalid-job-dir] skypilot.job_dir"]

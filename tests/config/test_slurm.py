@@ -523,3 +523,27 @@ def test_a_trailing_newline_in_an_env_name_is_refused(validate: Validate) -> Non
     diags = validate('slurm:\n  env_vars:\n    "HF_HOME\\n": /x\n')
     assert [d.code for d in diags] == ["invalid-env-name"]
     assert diags[0].message == "'HF_HOME\\n' is not an environment variable name"
+
+
+# ------------------------------------------------------------------ job_dir
+@pytest.mark.parametrize(
+    ("value", "bad"),
+    [('"my jobs"', "' '"), ('"${HOME}/jobs"', "'$'"), ('"jobs#1"', "'#'"), ('"j\\n"', repr("\n"))],
+)
+def test_a_job_dir_a_script_cannot_carry(validate: Validate, value: str, bad: str) -> None:
+    diags = validate(f"slurm:\n  job_dir: {value}\n")
+    assert brief(diags)[0] == "2:12 error[invalid-job-dir] slurm.job_dir"
+    assert diags[0].message.endswith(f"contains {bad}, which an #SBATCH line cannot carry safely")
+
+
+def test_a_job_dir_reference_is_told_it_is_not_expanded(validate: Validate) -> None:
+    diags = validate('slurm:\n  job_dir: "${HOME}/jobs"\n')
+    assert diags[0].hint == (
+        "write the directory itself: a ${VAR} is not expanded here; choose a path of letters, "
+        "digits, '/', '_', '-', '.' ('~/' is expanded)"
+    )
+
+
+@pytest.mark.parametrize("value", ["~/jobs", "/lustre/me/jobs", "jobs", "./a-b_c.d"])
+def test_plain_job_dirs(validate: Validate, value: str) -> None:
+    assert validate(f"slurm:\n  job_dir: {value}\n") == []
