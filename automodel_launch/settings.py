@@ -113,7 +113,7 @@ def _check_variables(environ: Mapping[str, str]) -> None:
     for key in sorted(environ):
         name = key.upper()
         if name.startswith(ENV_PREFIX) and name not in known:
-            raise SettingsError(f"unknown variable {key}" + did_you_mean(name, known))
+            raise SettingsError(f"unknown variable {key}" + did_you_mean(name, known, ENV_PREFIX))
     explicit = environ.get("AUTOMODEL_LAUNCH_CONFIG")
     if explicit and not Path(explicit).is_file():
         raise SettingsError(
@@ -122,11 +122,15 @@ def _check_variables(environ: Mapping[str, str]) -> None:
         )
 
 
-def did_you_mean(name: str, known: set[str] | frozenset[str]) -> str:
-    """``; did you mean X?`` for the closest known name, else the list of names."""
+def did_you_mean(name: str, known: set[str] | frozenset[str], prefix: str = "") -> str:
+    """``; did you mean X?`` for the closest known name, else the list of names.
+
+    Names are compared without their common ``prefix``, which would make any two alike.
+    """
     import difflib
 
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    tails = {k.removeprefix(prefix): k for k in known}
+    close = difflib.get_close_matches(name.removeprefix(prefix), sorted(tails), n=1, cutoff=0.6)
     if close:
-        return f"; did you mean {close[0]}?"
+        return f"; did you mean {tails[close[0]]}?"
     return "; known names: " + ", ".join(sorted(known))

@@ -297,3 +297,14 @@ def test_format_from_the_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         "examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths", "--format", "text"
     )
     assert result.stdout == "1 file checked: no problems\n"
+
+
+def test_an_unknown_variable_far_from_every_name_lists_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_XYZZY", "1")
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value).startswith(
+        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_CHECKPOINT_"
+    )
