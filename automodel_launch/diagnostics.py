@@ -54,6 +54,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # loading
     "file-not-found": (Severity.ERROR, "the path does not exist"),
     "file-unreadable": (Severity.ERROR, "the file cannot be read (permissions, a directory)"),
+    "no-config-found": (Severity.ERROR, "a named directory holds no .yaml or .yml file"),
     "file-too-large": (Severity.ERROR, "the file is larger than a recipe can sensibly be"),
     "not-text": (Severity.ERROR, "the file is binary or not UTF-8"),
     "empty-file": (Severity.ERROR, "the file holds no YAML document"),
@@ -79,6 +80,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-job-name": (Severity.ERROR, "a job name with whitespace or shell metacharacters"),
     "invalid-slurm-word": (Severity.ERROR, "an account/partition that cannot be an #SBATCH value"),
     "invalid-port": (Severity.ERROR, "master_port outside 1024..65535 and not 'auto'"),
+    "invalid-job-dir": (Severity.ERROR, "a job directory a script or #SBATCH line cannot carry"),
     "tasks-exceed-gpus": (Severity.ERROR, "more ranks per node than GPUs per node"),
     "invalid-mount": (Severity.ERROR, "a mount pyxis cannot express"),
     "duplicate-mount-dest": (Severity.ERROR, "two mounts land on the same container path"),

@@ -7,50 +7,134 @@ step, so an interrupted or failed write never leaves a half-written job director
 from __future__ import annotations
 
 import os
-import re
 import shutil
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+
+from automodel_launch.config.types import JOB_DIR_ADVICE, unsafe_path_char
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
-_UNSAFE = re.compile(r"[\s#%\"'\\$`;&|<>(){}*?!\[\]]")
 
 
 class JobDirError(Exception):
     """A job directory that cannot be used; the message says why and what to do."""
 
 
-def check_job_dir(path: Path) -> str:
-    """The absolute path as it will appear in the script; refuses what #SBATCH can't carry."""
-    absolute = str(path.expanduser().absolute())
-    bad = _UNSAFE.search(absolute)
-    if bad:
+def check_job_dir(path: Path) -> Path:
+    """The job directory, absolute with ``~`` expanded: where it is written and what the
+    script names. Refuses what #SBATCH can't carry (the rule of the ``job_dir`` fields)."""
+    try:
+        absolute = path.expanduser().absolute()
+    except RuntimeError as exc:  # ~user without such a user
+        raise JobDirError(f"job directory {str(path)!r}: {exc}") from None
+    bad = unsafe_path_char(str(absolute))
+    if bad is not None:
         raise JobDirError(
-            f"job directory {absolute!r} contains {bad.group()!r}, which an #SBATCH line "
-            "cannot carry safely; choose a path of letters, digits, '/', '_', '-', '.'"
+            f"job directory {str(absolute)!r} contains {bad!r}, which an #SBATCH line "
+            f"cannot carry safely; {JOB_DIR_ADVICE}"
         )
     return absolute
 
 
-def write_job_dir(target: Path, files: dict[str, str]) -> None:
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_job_dir` made: its files, and the directories it created (deepest
+    first; the job directory itself unless it already existed)."""
+
+    target: Path
+    files: tuple[str, ...]
+    created: tuple[Path, ...]
+
+
+def write_job_dir(target: Path, files: dict[str, str]) -> Written:
+    """Write ``files`` into ``target`` whole, or leave nothing behind.
+
+    Nothing behind means no staging directory and no parent directory this call
+    created, whether the write fails (a full disk) or the process is told to stop
+    (Ctrl-C, SIGTERM, SIGHUP) while it writes.
+    """
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise JobDirError(f"{target} already exists and is not empty; pick a new job directory")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    existed = target.exists()
+    created: list[Path] = []
+    staging: Path | None = None
+    with _stop_signals_raise():
+        try:
+            _make_parents(target.parent, created)
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+            for name, content in files.items():
+                file = staging / name
+                file.write_text(content, encoding="utf-8")
+                file.chmod(0o755 if name.endswith(EXECUTABLE_SUFFIXES) else 0o644)
+            staging.chmod(0o755)
+            os.replace(staging, target)  # onto an empty directory too (POSIX rename)
+        except BaseException:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            _remove_empty(created)
+            raise
+    return Written(target, tuple(files), (*(() if existed else (target,)), *created))
+
+
+def remove_job_dir(written: Written) -> None:
+    """Undo :func:`write_job_dir` for a job that did not start (refused, or a dry run):
+    remove its files, then the directories it created when nothing else is in them."""
+    for name in written.files:
+        (written.target / name).unlink(missing_ok=True)
+    _remove_empty(list(written.created))
+
+
+def _make_parents(directory: Path, created: list[Path]) -> None:
+    """``mkdir -p``, recording each directory made (deepest first) as soon as it exists."""
+    missing: list[Path] = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir()
+        created.insert(0, path)
+
+
+def _remove_empty(directories: list[Path]) -> None:
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:
+            return  # not empty (something else is in it) or gone: keep the rest
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Stop:
+    """A handler that turns the first stop signal into SystemExit (128 + signal), the
+    status a shell reports; later ones wait, so the clean-up itself is not cut short."""
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if not self.raised:
+            self.raised = True
+            raise SystemExit(128 + signum)
+
+
+@contextmanager
+def _stop_signals_raise() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; it also gets the signals
+        return
+    handler = _Stop()
+    caught = [sig for sig in STOP_SIGNALS if signal.getsignal(sig) is not signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, handler) for sig in caught}  # nohup stays nohup
     try:
-        for name, content in files.items():
-            file = staging / name
-            file.write_text(content, encoding="utf-8")
-            file.chmod(0o755 if name.endswith(EXECUTABLE_SUFFIXES) else 0o644)
-        staging.chmod(0o755)
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-
-
-def remove_job_dir(target: Path) -> None:
-    """Undo :func:`write_job_dir` for a job that did not start (refused, or a dry run)."""
-    shutil.rmtree(target, ignore_errors=True)
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

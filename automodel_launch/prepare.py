@@ -26,6 +26,7 @@ class PreparedJob:
     report: FileReport
     document: LaunchDocument | None = None
     job_dir: Path | None = None
+    """Absolute, ``~`` expanded: write here, name this in messages."""
     artifact: str = ""
     """What ``render`` prints: the script, the task, or the command line."""
     files: dict[str, str] = field(default_factory=dict)
@@ -59,10 +60,11 @@ def prepare(
     if document is None or report.loaded is None or report.failed(settings.strict):
         return PreparedJob(report)
     name = default_job_name(document, entry)
-    target = job_dir or default_job_dir(document, name, unique=submitting)
+    # resolved once: the directory written is the one the script names (`~/x`, not `./~/x`)
+    target = check_job_dir(job_dir or default_job_dir(document, name, unique=submitting))
     spec = JobSpec(
         entry=entry.resolve(document),
-        job_dir=check_job_dir(target),
+        job_dir=str(target),
         source=str(path),
         job_name=name,
         environ=dict(os.environ if environ is None else environ),

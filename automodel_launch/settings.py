@@ -16,12 +16,23 @@ editors and pre-commit, and pydantic-settings costs more to import than validati
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 ENV_PREFIX = "AUTOMODEL_LAUNCH_"
+OTHER_VARIABLES = frozenset(
+    {
+        "AUTOMODEL_LAUNCH_CONFIG",
+        "AUTOMODEL_LAUNCH_DEBUG",
+        "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
+        "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
+    }
+)
+"""``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the
+traceback switch, and the test suite's own."""
 
 OutputFormat = Literal["text", "json", "github"]
 
@@ -66,6 +77,7 @@ def resolve_settings(**flags: Any) -> Settings:
     from pydantic import ValidationError
 
     given = {key: value for key, value in flags.items() if value is not None}
+    _check_variables(os.environ)
     sourced = _sources_present()
     try:
         if not sourced:
@@ -73,6 +85,8 @@ def resolve_settings(**flags: Any) -> Settings:
         from automodel_launch.settings_sources import SourcedSettings
 
         return Settings(**SourcedSettings(**given).model_dump())
+    except SettingsError:
+        raise
     except ValidationError as exc:
         where = f"command-line flags, {ENV_PREFIX}* variables or {user_config_file()}"
         problems = "; ".join(
@@ -84,5 +98,39 @@ def resolve_settings(**flags: Any) -> Settings:
 
 
 def _sources_present() -> bool:
-    names = {ENV_PREFIX + name.upper() for name in Settings.model_fields}
+    names = _setting_variables()
     return any(key.upper() in names for key in os.environ) or user_config_file().is_file()
+
+
+def _setting_variables() -> set[str]:
+    return {ENV_PREFIX + name.upper() for name in Settings.model_fields}
+
+
+def _check_variables(environ: Mapping[str, str]) -> None:
+    """A misspelt ``AUTOMODEL_LAUNCH_*`` variable, or a config file that is not there,
+    would silently leave a setting at its default: both are errors."""
+    known = _setting_variables() | OTHER_VARIABLES
+    for key in sorted(environ):
+        name = key.upper()
+        if name.startswith(ENV_PREFIX) and name not in known:
+            raise SettingsError(f"unknown variable {key}" + did_you_mean(name, known, ENV_PREFIX))
+    explicit = environ.get("AUTOMODEL_LAUNCH_CONFIG")
+    if explicit and not Path(explicit).is_file():
+        raise SettingsError(
+            f"AUTOMODEL_LAUNCH_CONFIG names {explicit}, which is not a file; "
+            "fix the path, or unset it to use the default config file"
+        )
+
+
+def did_you_mean(name: str, known: set[str] | frozenset[str], prefix: str = "") -> str:
+    """``; did you mean X?`` for the closest known name, else the list of names.
+
+    Names are compared without their common ``prefix``, which would make any two alike.
+    """
+    import difflib
+
+    tails = {k.removeprefix(prefix): k for k in known}
+    close = difflib.get_close_matches(name.removeprefix(prefix), sorted(tails), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {tails[close[0]]}?"
+    return "; known names: " + ", ".join(sorted(known))

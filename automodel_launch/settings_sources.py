@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -9,7 +11,13 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from automodel_launch.settings import ENV_PREFIX, Settings, user_config_file
+from automodel_launch.settings import (
+    ENV_PREFIX,
+    Settings,
+    SettingsError,
+    did_you_mean,
+    user_config_file,
+)
 
 
 class SourcedSettings(BaseSettings, Settings):
@@ -26,5 +34,17 @@ class SourcedSettings(BaseSettings, Settings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=user_config_file())
+        toml = CheckedTomlSource(settings_cls, toml_file=user_config_file())
         return (init_settings, env_settings, toml)
+
+
+class CheckedTomlSource(TomlConfigSettingsSource):
+    """The user config file; a key that is not a setting (``strcit``) is an error naming it."""
+
+    def __init__(self, settings_cls: type[BaseSettings], toml_file: Path) -> None:
+        super().__init__(settings_cls, toml_file=toml_file)
+        known = set(Settings.model_fields)
+        for key in sorted(set(self.toml_data) - known):
+            raise SettingsError(
+                f"unknown setting '{key}' in {toml_file}" + did_you_mean(key, known)
+            )

@@ -19,17 +19,14 @@ from automodel_launch.rules import Context, Purpose, find_traps, run_rules
 from automodel_launch.settings import Settings
 
 
-def expand_paths(paths: list[Path]) -> list[Path]:
-    """Directories stand for the YAML files below them, in a stable order."""
-    out: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            out += sorted(
-                p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-            )
-        else:
-            out.append(path)
-    return out
+def validate_paths(paths: list[Path], settings: Settings) -> list[FileReport]:
+    """``validate FILE|DIR...``: one report per file found, and per path that was skipped."""
+    from automodel_launch.discovery import discover
+
+    return [
+        FileReport(str(t.path), list(t.problems)) if t.problems else validate_path(t.path, settings)
+        for t in discover(paths)
+    ]
 
 
 def validate_path(
@@ -51,11 +48,11 @@ def validate_loaded(
     sink.hide = environment.redactor(data, loaded.plain)
     ctx = Context(data, sink, settings, purpose, traps=find_traps(loaded))
     run_rules(ctx)
-    document = None
-    if not any(d.is_error for d in sink.items):
-        fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}
-        fields["recipe"] = data.get("recipe")
-        document = LaunchDocument.model_construct(**fields)
-        if settings.check_paths or settings.check_env:
-            checks.check_host(document, sink, settings, submitting=purpose == "submit")
-    return FileReport(loaded.path, sink.items, loaded, document)
+    fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}
+    fields["recipe"] = data.get("recipe")
+    document = LaunchDocument.model_construct(**fields)
+    failed = any(d.is_error for d in sink.items)
+    if settings.check_paths or settings.check_env:
+        # on whatever validated, next to the other errors: every problem in one run
+        checks.check_host(document, sink, settings, submitting=purpose == "submit")
+    return FileReport(loaded.path, sink.items, loaded, None if failed else document)

@@ -29,7 +29,8 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in list(os.environ):
         if name.startswith("AUTOMODEL_LAUNCH_") and name != "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION":
             monkeypatch.delenv(name)
-    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "no-config.toml"))
+    monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-xdg-config"))
 
 
 def offline_settings(**overrides: object) -> Settings:

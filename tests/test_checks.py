@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch import checks
-from automodel_launch.diagnostics import Diagnostic
+from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import load_text
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_loaded
@@ -157,8 +157,38 @@ def test_the_process_environment_is_the_default(monkeypatch: pytest.MonkeyPatch)
     assert brief(report.diagnostics) == ["4:8 warning[env-unset] slurm.env_vars.B"]
 
 
-def test_host_checks_run_only_on_a_valid_document() -> None:
-    loaded = load_text("slurm:\n  nodes: 0\n  env_vars:\n    A: ${NOPE_UNSET}\n").loaded
+# ------------------------------------------------------------------ next to other errors
+def test_host_checks_run_next_to_other_errors(tmp_path: Path) -> None:
+    # every problem in one run: a bad time does not hide a missing mount source
+    text = f"""\
+        slurm:
+          time: "4h"
+          nodes: 0
+          extra_mounts:
+            - {tmp_path}/nope:/data
+          env_vars:
+            A: ${{AUTOMODEL_TEST_UNSET}}
+    """
+    loaded = load_text(textwrap.dedent(text), "c.yaml").loaded
     assert loaded is not None
-    report = validate_loaded(loaded, Settings(check_paths=True, check_env=True))
-    assert brief(report.diagnostics) == ["2:10 error[out-of-range] slurm.nodes"]
+    report = validate_loaded(loaded, Settings())
+    assert brief(sorted(report.diagnostics, key=sort_key)) == [
+        "2:9 error[invalid-time] slurm.time",
+        "3:10 error[out-of-range] slurm.nodes",
+        "5:7 error[path-missing] slurm.extra_mounts[0].source",
+        "7:8 warning[env-unset] slurm.env_vars.A",
+    ]
+    assert report.document is None  # a file with errors is never rendered
+
+
+def test_host_checks_skip_fields_that_failed(tmp_path: Path) -> None:
+    text = f"""\
+        slurm:
+          extra_mounts:
+            - {tmp_path}/nope:/data
+            - "not a mount"
+    """
+    loaded = load_text(textwrap.dedent(text), "c.yaml").loaded
+    assert loaded is not None
+    report = validate_loaded(loaded, Settings(check_env=False))
+    assert {d.code for d in report.diagnostics} == {"invalid-mount"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from automodel_launch.config.mounts import Mount
 from automodel_launch.config.recipe import Checkpoint, FaultTolerance, RestoreFrom, StepScheduler
 from automodel_launch.config.skypilot import CLOUDS, JobRecovery, SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.schema import build_schema
 from tests.conftest import ROOT
 
 PAGE = ROOT / "docs" / "fields.md"
@@ -79,7 +81,10 @@ def test_every_field_has_a_row_in_model_order(
 def test_rows_state_type_default_and_description(page: str) -> None:
     slurm = section_rows(page, "`slurm`")
     described = SlurmConfig.model_fields["master_port"].description
-    assert f'| `master_port` | integer 1024..65535 or `"auto"` | `13742` | {described} |' in slurm
+    assert (
+        f'| `master_port` | integer 1024..65535 or string or `"auto"` | `13742` | {described} |'
+        in slurm
+    )
     assert slurm[-1].startswith("| `wandb_key` |")
     assert "| `nodes` | integer ≥ 1 | `1` | Number of nodes to allocate. |" in slurm
     assert any(
@@ -110,3 +115,13 @@ def test_module_entry_point_writes_the_page(
     assert not (tmp_path / "fields.md.tmp").exists()
     assert fieldref.main([]) == 0
     assert capsys.readouterr().out == fieldref.render()
+
+
+INTERNAL_WORDS = re.compile(r"\bseed('s)?\b", re.IGNORECASE)
+
+
+def test_descriptions_use_the_users_words(page: str) -> None:
+    # field descriptions reach docs/fields.md, the schema and editors' hover text
+    assert INTERNAL_WORDS.findall(page) == []
+    assert INTERNAL_WORDS.findall(json.dumps(build_schema())) == []
+    assert "older name of ckpt_every_steps" in page

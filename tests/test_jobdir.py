@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from automodel_launch.jobdir import JobDirError, check_job_dir, remove_job_dir, write_job_dir
+from tests.conftest import ROOT
 
 
 def test_files_and_modes(tmp_path: Path) -> None:
@@ -61,11 +67,87 @@ def test_paths_sbatch_cannot_carry(tmp_path: Path, bad: str) -> None:
 
 def test_relative_paths_become_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert check_job_dir(Path("slurm_jobs/run")) == f"{tmp_path}/slurm_jobs/run"
+    assert check_job_dir(Path("slurm_jobs/run")) == tmp_path / "slurm_jobs" / "run"
+
+
+def test_home_is_expanded_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    assert check_job_dir(Path("~/x")) == tmp_path / "home" / "x"
+
+
+def test_an_unknown_user_home_is_refused() -> None:
+    with pytest.raises(JobDirError, match="~surely-no-such-user-here/x"):
+        check_job_dir(Path("~surely-no-such-user-here/x"))
+
+
+@pytest.mark.parametrize("bad", ["tab\tx", "nl\nx", "ctl\x01x", "dollar${HOME}"])
+def test_the_rule_of_the_job_dir_field(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(JobDirError, match="cannot carry safely"):
+        check_job_dir(tmp_path / bad)
 
 
 def test_remove(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "parents" / "job"
+    written = write_job_dir(target, {"run.sh": "echo\n"})
+    assert written.created == (target, target.parent, target.parent.parent)
+    remove_job_dir(written)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_remove_keeps_what_it_did_not_write(tmp_path: Path) -> None:
     target = tmp_path / "job"
-    write_job_dir(target, {"run.sh": "echo\n"})
-    remove_job_dir(target)
-    assert not target.exists()
+    target.mkdir()  # the user's own (empty) directory
+    written = write_job_dir(target, {"run.sh": "echo\n"})
+    remove_job_dir(written)
+    assert target.is_dir() and list(target.iterdir()) == []
+    other = tmp_path / "other"
+    written = write_job_dir(other, {"run.sh": "echo\n"})
+    (other / "train.log").write_text("something ran here")
+    remove_job_dir(written)
+    assert [p.name for p in other.iterdir()] == ["train.log"]
+
+
+def test_a_full_disk_leaves_no_parent_it_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(self: Path, data: str, *args: object, **kwargs: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    (tmp_path / "jobs").mkdir()
+    with pytest.raises(OSError, match="No space left"):
+        write_job_dir(tmp_path / "jobs" / "new" / "deeper" / "job", {"run.sh": "echo\n"})
+    assert list(tmp_path.iterdir()) == [tmp_path / "jobs"]  # existed before: kept
+    assert list((tmp_path / "jobs").iterdir()) == []
+
+
+_SLOW_WRITER = """
+import pathlib, sys, time
+from automodel_launch import jobdir
+real = pathlib.Path.write_text
+def slow(self, *args, **kwargs):
+    written = real(self, *args, **kwargs)
+    print("writing", flush=True)
+    time.sleep(60)
+    return written
+pathlib.Path.write_text = slow
+jobdir.write_job_dir(pathlib.Path(sys.argv[1]), {"run.sh": "echo", "job_config.yaml": "a: 1"})
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_mid_write_leaves_nothing(tmp_path: Path, sig: signal.Signals) -> None:
+    target = tmp_path / "new" / "job"
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITER, str(target)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert child.stdout is not None
+    assert child.stdout.readline() == "writing\n"  # the first file is written: mid-write
+    child.send_signal(sig)
+    _, stderr = child.communicate(timeout=30)
+    assert child.returncode == 128 + sig, stderr
+    assert "Traceback" not in stderr
+    assert list(tmp_path.iterdir()) == []

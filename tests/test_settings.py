@@ -11,7 +11,7 @@ import pytest
 import typer
 
 from automodel_launch.cli.common import load_settings
-from automodel_launch.settings import Settings, resolve_settings, user_config_file
+from automodel_launch.settings import Settings, SettingsError, resolve_settings, user_config_file
 from tests.conftest import ROOT
 
 SPOT_WARNING = """\
@@ -69,16 +69,31 @@ def test_the_config_file_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 
 def test_the_xdg_config_file_is_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     (tmp_path / "automodel-launch").mkdir()
     (tmp_path / "automodel-launch" / "config.toml").write_text("checkpoint_margin_minutes = 3\n")
     assert resolve_settings().checkpoint_margin_minutes == 3
 
 
-def test_a_missing_config_file_is_fine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "absent.toml"))
+def test_a_missing_default_config_file_is_fine() -> None:
     assert resolve_settings().model_dump() == Settings.model_construct().model_dump()
+
+
+def test_a_missing_explicit_config_file_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a typo in the path would otherwise run with defaults, silently
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_CONFIG", str(tmp_path / "absent.toml"))
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value) == (
+        f"AUTOMODEL_LAUNCH_CONFIG names {tmp_path / 'absent.toml'}, which is not a file; "
+        "fix the path, or unset it to use the default config file"
+    )
+    result = run_validate("examples/llm_finetune_slurm.yaml")
+    assert result.returncode == 2
+    assert "absent.toml" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 # ------------------------------------------------------------------ precedence
@@ -134,11 +149,69 @@ def test_environment_booleans(monkeypatch: pytest.MonkeyPatch, value: str, parse
     assert resolve_settings().check_env is parsed
 
 
-def test_unknown_keys_in_the_config_file_are_ignored(
+def test_an_unknown_key_in_the_config_file_is_an_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    write_config(tmp_path, monkeypatch, "future_setting = 1\nstrict = true\n")
-    assert resolve_settings().strict is True
+    path = write_config(tmp_path, monkeypatch, "strcit = true\n")
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value) == f"unknown setting 'strcit' in {path}; did you mean strict?"
+    for args in (
+        ("examples/llm_finetune_slurm.yaml",),
+        ("examples/llm_finetune_slurm.yaml", "-f", "xml"),
+    ):
+        result = run_validate(*args)  # the fast path and typer's
+        assert result.returncode == 2
+        assert f"unknown setting 'strcit' in {path}; did you mean strict?" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_an_unknown_key_in_the_xdg_config_file_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "automodel-launch").mkdir()
+    (tmp_path / "automodel-launch" / "config.toml").write_text("future_setting = 1\n")
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value) == (
+        f"unknown setting 'future_setting' in {tmp_path / 'automodel-launch' / 'config.toml'}"
+        "; known names: check_env, check_paths, checkpoint_margin_minutes, format, "
+        "spot_checkpoint_interval_warn, strict"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "close"),
+    [
+        ("AUTOMODEL_LAUNCH_STIRCT", "AUTOMODEL_LAUNCH_STRICT"),
+        ("AUTOMODEL_LAUNCH_CHECK_PATH", "AUTOMODEL_LAUNCH_CHECK_PATHS"),
+        ("automodel_launch_fromat", "AUTOMODEL_LAUNCH_FORMAT"),
+    ],
+)
+def test_an_unknown_variable_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, name: str, close: str
+) -> None:
+    monkeypatch.setenv(name, "1")
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value) == f"unknown variable {name}; did you mean {close}?"
+    result = run_validate("examples/llm_finetune_slurm.yaml")
+    assert result.returncode == 2
+    assert f"unknown variable {name}; did you mean {close}?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AUTOMODEL_LAUNCH_DEBUG",
+        "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
+        "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
+    ],
+)
+def test_the_variables_that_are_not_settings(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv(name, "1")
+    assert resolve_settings() == Settings()
 
 
 # ------------------------------------------------------------------ bad values: usage errors
@@ -224,3 +297,14 @@ def test_format_from_the_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         "examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths", "--format", "text"
     )
     assert result.stdout == "1 file checked: no problems\n"
+
+
+def test_an_unknown_variable_far_from_every_name_lists_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_XYZZY", "1")
+    with pytest.raises(SettingsError) as caught:
+        resolve_settings()
+    assert str(caught.value).startswith(
+        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_CHECKPOINT_"
+    )

@@ -60,13 +60,13 @@ def validate(args: list[str]) -> int | None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from automodel_launch.report import write_report
     from automodel_launch.settings import SettingsError, resolve_settings
-    from automodel_launch.validation import expand_paths, validate_path
+    from automodel_launch.validation import validate_paths
 
     flags, files = parsed
     try:
         settings = resolve_settings(**flags)
     except SettingsError:
         return None
-    reports = [validate_path(path, settings) for path in expand_paths(files)]
+    reports = validate_paths(files, settings)
     write_report(reports, settings.format, sys.stdout, strict=settings.strict)
     return 1 if any(r.failed(settings.strict) for r in reports) else 0

@@ -69,9 +69,10 @@ def command(
         return
     from automodel_launch.jobdir import JobDirError, write_job_dir
 
+    assert prepared.job_dir is not None
     try:
-        write_job_dir(job_dir, prepared.files)
+        write_job_dir(prepared.job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(f"wrote {job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)
+    typer.echo(f"wrote {prepared.job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)

@@ -59,7 +59,7 @@ def command(
     report_problems(prepared.report, settings)
     assert prepared.document is not None and prepared.job_dir is not None
     try:
-        write_job_dir(prepared.job_dir, prepared.files)
+        written = write_job_dir(prepared.job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -68,9 +68,10 @@ def command(
             Handover(prepared.job_dir, prepared.files, dict(os.environ), dry_run)
         )
     except (SubmitError, OSError) as exc:
-        remove_job_dir(prepared.job_dir)
+        if not (isinstance(exc, SubmitError) and exc.started):
+            remove_job_dir(written)  # refused before anything ran in it
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     if dry_run:
-        remove_job_dir(prepared.job_dir)
+        remove_job_dir(written)
     typer.echo(submitted.summary)

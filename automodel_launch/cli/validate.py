@@ -33,11 +33,11 @@ def command(
     """Check launcher configs; report every problem in every file at once."""
     from automodel_launch.cli.common import load_settings
     from automodel_launch.report import write_report
-    from automodel_launch.validation import expand_paths, validate_path
+    from automodel_launch.validation import validate_paths
 
     settings = load_settings(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
-    reports = [validate_path(path, settings) for path in expand_paths(files)]
+    reports = validate_paths(files, settings)
     write_report(reports, settings.format, sys.stdout, strict=settings.strict)
     raise typer.Exit(1 if any(r.failed(settings.strict) for r in reports) else 0)

@@ -1,6 +1,6 @@
 """Container mounts in the three spellings users write.
 
-``{source: /data, dest: /data}`` (the seed's VolumeMapping), ``"/src:/dst[:flags]"``
+``{source: /data, dest: /data}`` (a volume mapping), ``"/src:/dst[:flags]"``
 and ``"/path"`` (AutoModel's real launcher). pyxis joins mounts with ``,`` and
 splits each on ``:``, so neither may appear inside a path, and ``~`` is not
 expanded there.

@@ -1,8 +1,8 @@
 """The recipe keys launching depends on, and the rules that join them to a launcher.
 
 Recipe sections stay open: only the keys read here are checked, everything else
-passes through untouched. Both the seed's names (``step_scheduler.checkpoint_interval``,
-``restore_from.path``) and real AutoModel's (``step_scheduler.ckpt_every_steps``,
+passes through untouched. Both the older names (``step_scheduler.checkpoint_interval``,
+``restore_from.path``) and current AutoModel's (``step_scheduler.ckpt_every_steps``,
 ``checkpoint.restore_from``) are accepted.
 """
 
@@ -27,7 +27,9 @@ class StepScheduler(OpenSection):
         default=None, ge=1, description="Save a checkpoint every N steps (AutoModel's name)."
     )
     checkpoint_interval: int | None = Field(
-        default=None, ge=1, description="Save a checkpoint every N steps (the seed's name)."
+        default=None,
+        ge=1,
+        description="Save a checkpoint every N steps (older name of ckpt_every_steps).",
     )
 
     @property
@@ -54,7 +56,7 @@ class Checkpoint(OpenSection):
 
 
 class RestoreFrom(OpenSection):
-    """The seed's spelling of where to resume."""
+    """Where to resume (older spelling of checkpoint.restore_from)."""
 
     path: str | None = Field(default=None, description="Checkpoint path to resume from.")
 
@@ -83,7 +85,7 @@ def check_spot(
     sink: Collector,
     settings: Settings,
 ) -> None:
-    """With ``use_spot: true`` the job must survive preemption (the seed's checklist)."""
+    """With ``use_spot: true`` the job must survive preemption."""
     if not sky.use_spot:
         return
     spot = ("skypilot", "use_spot")

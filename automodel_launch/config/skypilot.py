@@ -8,7 +8,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
-from automodel_launch.config.types import EnvVars, SecretReference, StrictSection, fail
+from automodel_launch.config.types import (
+    EnvVars,
+    JobDirText,
+    SecretReference,
+    StrictSection,
+    fail,
+)
 from automodel_launch.diagnostics import Collector
 
 Cloud = Literal["aws", "gcp", "azure", "lambda", "kubernetes"]
@@ -49,15 +55,20 @@ def _cloud(value: Any) -> Any:
 def _accelerators(value: Any) -> Any:
     if not isinstance(value, str):
         return value
-    match = _ACCELERATOR.match(value)
+    match = _ACCELERATOR.fullmatch(value)
     count = match["count"] if match else None
-    if match is None or (count is not None and not (count.isdigit() and int(count) >= 1)):
+    if match is None or (count is not None and not _is_count(count)):
         fail(
             "invalid-accelerators",
             f"accelerators '{value}' is not NAME:COUNT",
             'e.g. "H100:8" or "A100-80GB:4" (COUNT is a whole number >= 1)',
         )
     return f"{match['name']}:{int(count) if count else 1}"
+
+
+def _is_count(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes '²' and other scripts' digits."""
+    return text.isascii() and text.isdecimal() and int(text) >= 1
 
 
 class JobRecovery(StrictSection):
@@ -161,8 +172,10 @@ class SkyPilotConfig(StrictSection):
     wandb_key: SecretReference | None = Field(
         default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
     )
-    job_dir: str | None = Field(
-        default=None, description="Where job directories are created (default ./skypilot_jobs)."
+    job_dir: JobDirText | None = Field(
+        default=None,
+        description="Where job directories are created (default ./skypilot_jobs). A plain path: "
+        "`~/` is expanded, `${VAR}` is not.",
     )
     gpus_per_node: int | None = Field(
         default=None, ge=1, description="Ranks per node; defaults to the accelerator count."
@@ -174,7 +187,7 @@ class SkyPilotConfig(StrictSection):
     @field_validator("job_name")
     @classmethod
     def _cluster_name(cls, value: str | None) -> str | None:
-        if value is not None and not _CLUSTER_NAME.match(value):
+        if value is not None and not _CLUSTER_NAME.fullmatch(value):
             fail(
                 "invalid-cluster-name",
                 f"'{value}' is not a SkyPilot cluster name",
@@ -224,7 +237,7 @@ def check_skypilot(cfg: SkyPilotConfig, sink: Collector) -> None:
 
 def _check_region(cfg: SkyPilotConfig, sink: Collector) -> None:
     pattern = _REGION.get(cfg.cloud)
-    if pattern and cfg.region and not pattern.match(cfg.region):
+    if pattern and cfg.region and not pattern.fullmatch(cfg.region):
         sink.add(
             "unknown-region",
             ("skypilot", "region"),

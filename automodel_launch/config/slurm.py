@@ -10,6 +10,7 @@ from automodel_launch.config import slurm_time
 from automodel_launch.config.mounts import Mount, MountField, mountable
 from automodel_launch.config.types import (
     EnvVars,
+    JobDirText,
     JobName,
     Port,
     SecretReference,
@@ -107,8 +108,8 @@ class SlurmConfig(StrictSection):
     )
     master_port: Port = Field(
         default=13742,
-        description="Rendezvous port (MASTER_PORT), 1024..65535. Change it on port conflicts, "
-        "or use `auto` to derive one from the job id.",
+        description="Rendezvous port (MASTER_PORT), 1024..65535; a quoted number is the same "
+        "port. Change it on port conflicts, or use `auto` to derive one from the job id.",
     )
     env_vars: EnvVars = Field(
         default_factory=dict,
@@ -120,8 +121,10 @@ class SlurmConfig(StrictSection):
         description="Wrap training in `nsys profile`; `.nsys-rep` reports go to the job "
         "directory. Diagnostic only: adds overhead and large files.",
     )
-    job_dir: str | None = Field(
-        default=None, description="Where job directories are created (default ./slurm_jobs)."
+    job_dir: JobDirText | None = Field(
+        default=None,
+        description="Where job directories are created (default ./slurm_jobs). A plain path: "
+        "`~/` is expanded, `${VAR}` is not.",
     )
     repo_root: str | None = Field(
         default=None, description="AutoModel checkout to run from (mounted at nemo_mount)."
@@ -235,9 +238,11 @@ def _check_margin(
         sink.add(
             "time-leaves-no-checkpoint-margin",
             ("slurm", "time"),
-            f"a {cfg.time} limit leaves under {margin} minutes for an async checkpoint to "
-            "finish: Slurm kills the job mid-write and the checkpoint is lost",
-            f"raise time, or end training at least {margin} minutes before the limit",
+            f"a {cfg.time} limit is under twice the {margin}-minute checkpoint margin "
+            f"({2 * margin} minutes): an async checkpoint may not finish before Slurm kills "
+            "the job, and a checkpoint cut off mid-write is lost",
+            f"raise time to at least {2 * margin} minutes, or end training at least {margin} "
+            "minutes before the limit",
         )
 
 

@@ -7,6 +7,7 @@ becomes the diagnostic code.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -74,9 +75,18 @@ SlurmTimeText = Annotated[
 
 
 # --------------------------------------------------------------------------- ports
+_PORT_TEXT = (
+    r"^(102[4-9]|10[3-9][0-9]|1[1-9][0-9]{2}|[2-9][0-9]{3}|[1-5][0-9]{4}|6[0-4][0-9]{3}"
+    r"|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$"
+)
+"""1024..65535 as text, for editors (JSON Schema cannot range-check a string)."""
+
+
 def _port(value: Any) -> int | str:
     if value == "auto":
         return "auto"
+    if isinstance(value, str) and value.isascii() and value.isdecimal():
+        value = int(value)  # a quoted port ("13742") is the same port
     if isinstance(value, bool) or not isinstance(value, int):
         fail(
             "invalid-port",
@@ -96,9 +106,16 @@ Port = Annotated[
     int | Literal["auto"],
     BeforeValidator(_port),
     WithJsonSchema(
-        {"anyOf": [{"type": "integer", "minimum": 1024, "maximum": 65535}, {"const": "auto"}]}
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1024, "maximum": 65535},
+                {"type": "string", "pattern": _PORT_TEXT},
+                {"const": "auto"},
+            ]
+        }
     ),
 ]
+"""A port number or ``auto``; a quoted number (``"13742"``) is accepted and stored as int."""
 
 
 # --------------------------------------------------------------------------- names
@@ -107,7 +124,9 @@ _SLURM_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.,+@%=-]*$")
 
 
 def _job_name(value: Any) -> str:
-    if not isinstance(value, str) or not _JOB_NAME.match(value) or len(value) > 200:
+    if not isinstance(value, str):
+        _not_text("job_name", value)
+    if not _JOB_NAME.fullmatch(value) or len(value) > 200:
         fail(
             "invalid-job-name",
             f"job name {_show(value)} has whitespace, shell metacharacters or is empty",
@@ -131,7 +150,9 @@ JobName = Annotated[
 
 
 def _slurm_word(value: Any) -> str:
-    if not isinstance(value, str) or not _SLURM_WORD.match(value):
+    if not isinstance(value, str):
+        _not_text("a Slurm name", value, "invalid-slurm-word")
+    if not _SLURM_WORD.fullmatch(value):
         fail(
             "invalid-slurm-word",
             f"{_show(value)} cannot be an #SBATCH value (spaces, quotes, '#' or shell characters)",
@@ -153,6 +174,54 @@ SlurmWord = Annotated[
 ]
 
 
+# --------------------------------------------------------------------------- job directory
+_UNSAFE_CHARS = r"""\s\x00-\x1f\x7f#%"'\\$`;&|<>(){}*?!\[\]"""
+"""A character class body read alike by Python and JSON Schema (ECMAScript) regexes."""
+_UNSAFE_PATH = re.compile(f"[{_UNSAFE_CHARS}]")
+JOB_DIR_ADVICE = "choose a path of letters, digits, '/', '_', '-', '.' ('~/' is expanded)"
+
+
+def unsafe_path_char(path: str) -> str | None:
+    """The first character of ``path`` a job script or an ``#SBATCH`` line cannot carry.
+
+    The one rule for job directories: the ``job_dir`` fields use it on the text written
+    in the config, :func:`automodel_launch.jobdir.check_job_dir` on the final path.
+    """
+    bad = _UNSAFE_PATH.search(path)
+    return bad.group() if bad else None
+
+
+def _job_dir(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        fail("invalid-job-dir", f"job_dir must be a path, not {_kind(value)}", JOB_DIR_ADVICE)
+    bad = unsafe_path_char(value)
+    if bad is not None:
+        advice = JOB_DIR_ADVICE
+        if "${" in value or bad == "$":
+            advice = "write the directory itself: a ${VAR} is not expanded here; " + advice
+        fail(
+            "invalid-job-dir",
+            f"job_dir {_show(value)} contains {bad!r}, which an #SBATCH line cannot carry safely",
+            advice,
+        )
+    return value
+
+
+JobDirText = Annotated[
+    str,
+    BeforeValidator(_job_dir),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": f"^[^{_UNSAFE_CHARS}]+$",
+            "patternErrorMessage": "a plain path: no spaces, quotes, '$', '#', '%' or "
+            "shell characters",
+        }
+    ),
+]
+"""Where job directories are created; the rule :func:`unsafe_path_char` states."""
+
+
 # --------------------------------------------------------------------------- env vars
 def _env_value(value: Any) -> str:
     if isinstance(value, bool):
@@ -169,7 +238,7 @@ def _env_value(value: Any) -> str:
 
 
 def _env_name(value: Any) -> str:
-    if not isinstance(value, str) or not env.NAME_RE.match(value):
+    if not isinstance(value, str) or not env.NAME_RE.fullmatch(value):
         fail(
             "invalid-env-name",
             f"{_show(value)} is not an environment variable name",
@@ -214,6 +283,31 @@ SecretReference = Annotated[
 
 
 # --------------------------------------------------------------------------- helpers
+def _not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn:
+    """A name that YAML read as a number, boolean, list...: say so, and how to keep the text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        fail(
+            code,
+            f"{name} must be text, but YAML read it as the number {_number(value)}",
+            "put the value in quotes so YAML keeps it as written",
+        )
+    if isinstance(value, bool):
+        fail(
+            code,
+            f"{name} must be text, but YAML read it as the boolean {str(value).lower()}",
+            "put the value in quotes so YAML keeps it as written",
+        )
+    fail(code, f"{name} must be text, not {_kind(value)}", "write a plain name")
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "infinity"
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return "with more than 40 digits"
+    return str(value)
+
+
 def _kind(value: Any) -> str:
     names = {
         bool: "true/false",
@@ -227,4 +321,7 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    return f"'{value}'" if isinstance(value, str) else _kind(value)
+    """The value quoted for a message; control characters (a trailing newline) made visible."""
+    if not isinstance(value, str):
+        return _kind(value)
+    return "'" + "".join(repr(c)[1:-1] if not c.isprintable() else c for c in value) + "'"

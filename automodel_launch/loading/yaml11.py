@@ -27,13 +27,13 @@ _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 
 def resolve(text: str) -> Any:
     """The value PyYAML's safe loader constructs for this plain scalar."""
-    if _NULL.match(text):
+    if _NULL.fullmatch(text):
         return None
-    if _BOOL.match(text):
+    if _BOOL.fullmatch(text):
         return text.lower() in ("yes", "true", "on")
-    if _INT.match(text):
+    if _INT.fullmatch(text):
         return _int(text)
-    if _FLOAT.match(text):
+    if _FLOAT.fullmatch(text):
         return _float(text)
     return text
 

@@ -34,7 +34,10 @@ class Trap:
 
     text: str
     value_11: Any
+    value_12: Any = None
     severity: Severity = Severity.WARNING
+    wants: str | None = None
+    """"bool", "number" or "text" when the field rejected the YAML 1.2 value."""
 
 
 @dataclass

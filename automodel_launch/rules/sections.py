@@ -41,12 +41,16 @@ def _without_failures(model: type[BaseModel], raw: Any, exc: ValidationError) ->
 def _explained_by_trap(error: Any, section: str, traps: dict[Loc, Trap]) -> bool:
     """A type error on an unquoted YAML 1.1 word becomes one yaml11-trap error instead."""
     trap = traps.get((section, *error["loc"]))
-    if trap is not None and error["type"] in (
-        "bool_type",
-        "bool_parsing",
-        "int_type",
-        "string_type",
-    ):
-        trap.severity = Severity.ERROR
-        return True
-    return False
+    if trap is None:
+        return False
+    wants = _WANTS.get(error["type"])
+    if wants is None:  # refused in the field's own words (a job name read as a number)
+        trap.wants = "text"
+        return False
+    trap.severity = Severity.ERROR
+    trap.wants = wants
+    return True
+
+
+_WANTS = {"bool_type": "bool", "bool_parsing": "bool", "int_type": "number", "string_type": "text"}
+"""What a field wants, from the type error pydantic raised on the YAML 1.2 value."""

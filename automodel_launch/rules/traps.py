@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS
-from automodel_launch.diagnostics import Loc, Severity
+from automodel_launch.diagnostics import Loc
 from automodel_launch.loading import LoadedFile
 from automodel_launch.loading.yaml11 import differs
 from automodel_launch.rules.context import Context, Trap
@@ -17,27 +18,52 @@ def find_traps(loaded: LoadedFile) -> dict[Loc, Trap]:
     for loc, text in loaded.plain.items():
         if not loc or loc[0] not in LAUNCHER_SECTIONS:
             continue
-        other = differs(text, _value_at(loaded.data, loc))
+        value_12 = _value_at(loaded.data, loc)
+        other = differs(text, value_12)
         if other is not None:
-            traps[loc] = Trap(text, other)
+            traps[loc] = Trap(text, other, value_12)
     return traps
 
 
 def report_traps(ctx: Context) -> None:
     for loc, trap in ctx.traps.items():
         value = trap.value_11
-        if isinstance(value, bool) and trap.severity is Severity.ERROR:
-            hint = f"write {str(value).lower()}"
-        else:
-            hint = f'quote it: {loc[-1]}: "{trap.text}"'
+        also = ""
+        if isinstance(trap.value_12, float) and not math.isfinite(trap.value_12):
+            also = f" (and by YAML 1.2 as {_reading(trap.value_12)})"
         ctx.sink.add(
             "yaml11-trap",
             loc,
             f"unquoted {trap.text} is read by AutoModel's YAML 1.1 "
-            f"loader as {_reading(value)}" + _consequence(loc, value),
-            hint,
+            f"loader as {_reading(value)}{also}" + _consequence(loc, value),
+            _trap_hint(loc, trap),
             severity=trap.severity,
         )
+
+
+def _trap_hint(loc: Loc, trap: Trap) -> str:
+    """A spelling both readers agree on, of the kind the field wants.
+
+    Quoting helps only a text field: a number field needs plain decimal digits
+    (``0o17`` is 15 in YAML 1.2 but text in 1.1; ``1e400`` is infinity, then text).
+    """
+    wants = trap.wants
+    if wants is None:  # the field took the YAML 1.2 value: keep that kind
+        number = _is_number(trap.value_12) and "env_vars" not in loc
+        wants = "number" if number else "text"
+    if wants == "bool":
+        value = trap.value_11
+        return f"write {str(value).lower()}" if isinstance(value, bool) else "write true or false"
+    if wants == "number":
+        if isinstance(trap.value_12, int) and not isinstance(trap.value_12, bool):
+            return f"write {trap.value_12}: plain decimal digits read the same in YAML 1.1 and 1.2"
+        example = f", e.g. {trap.value_11}" if _is_number(trap.value_11) else ""
+        return f"write a whole number in plain decimal digits{example}"
+    return f'quote it: {loc[-1]}: "{trap.text}"'
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _reading(value: Any) -> str:
@@ -45,6 +71,8 @@ def _reading(value: Any) -> str:
         return f"the boolean {str(value).lower()}"
     if value is None:
         return "null"
+    if isinstance(value, float) and math.isinf(value):
+        return "-infinity" if value < 0 else "infinity"
     kinds = {int: "integer", float: "number", str: "text"}
     return f"the {kinds.get(type(value), 'value')} {value!r}"
 

@@ -14,4 +14,12 @@ class Submitted:
 
 
 class SubmitError(Exception):
-    """The scheduler or cloud refused; the message is theirs, with what to do."""
+    """The scheduler or cloud refused, or the run failed; the message says what to do.
+
+    ``started``: the job ran, so its directory holds its logs (and maybe checkpoints)
+    and must be kept; otherwise nothing ran in it and it is removed.
+    """
+
+    def __init__(self, message: str, *, started: bool = False) -> None:
+        super().__init__(message)
+        self.started = started

@@ -21,7 +21,11 @@ def run_local(job_dir: Path, script: str = SCRIPT) -> Submitted:
     except OSError as exc:
         raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
     if done.returncode != 0:
-        raise SubmitError(f"the run exited with status {done.returncode}")
+        raise SubmitError(
+            f"the run exited with status {done.returncode}; its logs and files are kept in "
+            f"{job_dir}",
+            started=True,
+        )
     return Submitted(f"run finished; files in {job_dir}")
 
 

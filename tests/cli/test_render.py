@@ -103,3 +103,34 @@ def test_a_credential_in_a_recipe_section_is_never_written(tmp_path: Path) -> No
     assert "2:12: error[secret-in-recipe] wandb.api_key" in done.stderr
     assert "AbCdEfGh" not in done.stderr + done.stdout
     assert not (tmp_path / "job").exists()
+
+
+def test_a_home_relative_job_dir_is_written_where_the_script_points(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    done = render(
+        str(SLURM), "--no-check-paths", "--job-dir", "~/x", cwd=work, env={"HOME": str(home)}
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (work / "~").exists()
+    assert sorted(p.name for p in (home / "x").iterdir()) == ["job.sbatch", "job_config.yaml"]
+    assert f"JOB_DIR={home}/x\n" in (home / "x" / "job.sbatch").read_text()
+    assert done.stderr == f"wrote {home}/x/: job.sbatch, job_config.yaml\n"
+
+
+def test_validate_refuses_the_job_dir_render_would_refuse(tmp_path: Path) -> None:
+    # one rule for both commands: a config error (exit 1) with a position, not a usage error
+    for value in ['"my jobs"', '"${HOME}/jobs"']:
+        config = tmp_path / "c.yaml"
+        config.write_text(f"slurm:\n  job_dir: {value}\n")
+        done = render(str(config), "--no-check-paths", cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        assert "c.yaml:2:12: error[invalid-job-dir] slurm.job_dir:" in done.stderr
+        checked = subprocess.run(
+            [sys.executable, "-m", "automodel_launch", "validate", "--no-check-paths", str(config)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert checked.returncode == 1
+        assert "error[invalid-job-dir] slurm.job_dir" in checked.stdout

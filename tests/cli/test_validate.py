@@ -234,11 +234,14 @@ def test_directories_expand_to_their_yaml_files(tmp_path: Path) -> None:
     assert paths == ["configs/a.yaml", "configs/b.yml", "configs/nested/c.yaml"]
 
 
-def test_an_empty_directory_checks_nothing(tmp_path: Path) -> None:
+def test_an_empty_directory_fails(tmp_path: Path) -> None:
+    # a CI gate must not pass on nothing (more cases in tests/test_discovery.py)
     (tmp_path / "empty").mkdir()
     result = run("empty", *OFFLINE, cwd=tmp_path)
-    assert result.returncode == 0
-    assert result.stdout == "0 files checked: no problems\n"
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0] == (
+        "empty:1:1: error[no-config-found] no .yaml or .yml file found in empty"
+    )
 
 
 # ------------------------------------------------------------------ host checks

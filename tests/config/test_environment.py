@@ -140,13 +140,13 @@ def test_malformed_references(validate: Validate, launcher: str, value: str, sho
 def test_references_are_checked_in_every_text_field(validate: Validate) -> None:
     text = """\
         slurm:
-          job_dir: "${JOBS"
+          repo_root: "${JOBS"
           hf_home: $HF/x
           extra_mounts:
             - "${DATA:/data"
     """
     assert brief(validate(text)) == [
-        "2:12 error[invalid-env-reference] slurm.job_dir",
+        "2:14 error[invalid-env-reference] slurm.repo_root",
         "3:12 warning[bare-env-reference] slurm.hf_home",
         "5:7 error[invalid-env-reference] slurm.extra_mounts[0]",
     ]

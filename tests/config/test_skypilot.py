@@ -295,3 +295,35 @@ def test_unknown_keys_with_hints(validate: Validate, key: str, hint: str) -> Non
 @pytest.mark.parametrize("value", ["[]", '"aws"', "1"])
 def test_the_section_must_be_a_mapping(validate: Validate, value: str) -> None:
     assert brief(validate(f"skypilot: {value}\n")) == ["1:11 error[wrong-type] skypilot"]
+
+
+@pytest.mark.parametrize("count", ["²", "\u0663", "\u00b9\u2070"])
+def test_a_count_in_other_digits_is_not_a_count(validate: Validate, count: str) -> None:
+    # str.isdigit() takes these but int() does not (or reads another script): ASCII only
+    value = f"H100:{count}"
+    diags = validate(f'skypilot:\n  cloud: gcp\n  accelerators: "{value}"\n')
+    assert brief(diags) == ["3:17 error[invalid-accelerators] skypilot.accelerators"]
+    assert diags[0].message == f"accelerators '{value}' is not NAME:COUNT"
+
+
+@pytest.mark.parametrize(("field", "col"), [("job_name", 13), ("accelerators", 17)])
+def test_a_trailing_newline_is_not_part_of_a_name(validate: Validate, field: str, col: int) -> None:
+    value = "H100:8" if field == "accelerators" else "llm"
+    diags = validate(f'skypilot:\n  cloud: aws\n  {field}: "{value}\\n"\n')
+    code = "invalid-accelerators" if field == "accelerators" else "invalid-cluster-name"
+    assert brief(diags) == [f"3:{col} error[{code}] skypilot.{field}"]
+
+
+def test_a_trailing_newline_in_a_region_does_not_look_right(validate: Validate) -> None:
+    diags = validate('skypilot:\n  cloud: aws\n  region: "us-east-1\\n"\n')
+    assert brief(diags) == ["3:11 warning[unknown-region] skypilot.region"]
+
+
+def test_a_trailing_newline_in_an_env_name(validate: Validate) -> None:
+    diags = validate('skypilot:\n  cloud: aws\n  env_vars:\n    "A\\n": x\n')
+    assert [d.code for d in diags] == ["invalid-env-name"]
+
+
+def test_a_job_dir_with_a_space(validate: Validate) -> None:
+    diags = validate('skypilot:\n  cloud: aws\n  job_dir: "my jobs"\n')
+    assert brief(diags) == ["3:12 error[invalid-job-dir] skypilot.job_dir"]

@@ -147,8 +147,15 @@ def test_a_limit_under_twice_the_margin_warns(validate: Validate, value: str) ->
     diags = validate(f"slurm:\n  time: {value}\n")
     margin = [d for d in diags if d.code == "time-leaves-no-checkpoint-margin"]
     assert brief(margin) == ["2:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
-    assert "leaves under 10 minutes for an async checkpoint" in margin[0].message
-    assert margin[0].hint == "raise time, or end training at least 10 minutes before the limit"
+    time = margin[0].message.split()[1]
+    assert margin[0].message == (
+        f"a {time} limit is under twice the 10-minute checkpoint margin (20 minutes): an async "
+        "checkpoint may not finish before Slurm kills the job, and a checkpoint cut off "
+        "mid-write is lost"
+    )
+    assert margin[0].hint == (
+        "raise time to at least 20 minutes, or end training at least 10 minutes before the limit"
+    )
 
 
 @pytest.mark.parametrize("value", ['"00:20:00"', '"00:19:01"', '"04:00:00"', "UNLIMITED", '"0"'])
@@ -161,7 +168,7 @@ def test_the_margin_is_configurable(validate: Validate) -> None:
     assert validate(text) == []
     diags = validate(text, checkpoint_margin_minutes=30)
     assert brief(diags) == ["2:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
-    assert "under 30 minutes" in diags[0].message
+    assert "under twice the 30-minute checkpoint margin (60 minutes)" in diags[0].message
     assert validate('slurm:\n  time: "1"\n', checkpoint_margin_minutes=0) == []
 
 
@@ -239,7 +246,9 @@ def test_valid_ports(validate: Validate, value: str) -> None:
         ("99999", "port 99999 is outside 1024..65535"),
         ("65536", "port 65536 is outside 1024..65535"),
         ("-1", "port -1 is outside 1024..65535"),
-        ('"13742"', "master_port must be a number or 'auto', not '13742'"),
+        ('"1023"', "port 1023 is outside 1024..65535"),
+        ('" 13742"', "master_port must be a number or 'auto', not ' 13742'"),
+        ('"\u0661\u0663\u0667\u0664\u0662"', "master_port must be a number or 'auto', not '١٣٧٤٢'"),
         ("Auto", "master_port must be a number or 'auto', not 'Auto'"),
         ("true", "master_port must be a number or 'auto', not true/false"),
         ("13742.0", "master_port must be a number or 'auto', not a number"),
@@ -255,6 +264,11 @@ def test_invalid_ports(validate: Validate, value: str, message: str) -> None:
 
 def test_auto_port_is_kept() -> None:
     assert slurm(master_port="auto").master_port == "auto"
+
+
+def test_a_quoted_port_is_the_same_port(validate: Validate) -> None:
+    assert validate('slurm:\n  master_port: "13742"\n') == []
+    assert slurm(master_port="13742").master_port == 13742
 
 
 # ------------------------------------------------------------------ names
@@ -278,14 +292,14 @@ def test_valid_job_names(validate: Validate, value: str) -> None:
         ('"a*"', "'a*'"),
         ('"a?"', "'a?'"),
         ('"a#b"', "'a#b'"),
-        ('"a\\tb"', "'a\tb'"),
-        ('"a\\nb"', "'a\nb'"),
+        ('"a\\tb"', "'a\\tb'"),
+        ('"a\\nb"', "'a\\nb'"),
+        ('"llm\\n"', "'llm\\n'"),
+        ('"llm\\r"', "'llm\\r'"),
         ('"-x"', "'-x'"),
         ('".x"', "'.x'"),
         ('""', "''"),
         ('"a/b"', "'a/b'"),
-        ("123", "a number"),
-        ("[a]", "a list"),
     ],
 )
 def test_job_names_with_shell_metacharacters(validate: Validate, value: str, shown: str) -> None:
@@ -326,7 +340,7 @@ def test_valid_account_and_partition(validate: Validate, field: str, value: str)
         ('"\\"q\\""', "'\"q\"'"),
         ('"$ACCOUNT"', "'$ACCOUNT'"),
         ('""', "''"),
-        ("42", "a number"),
+        ('"batch\\n"', "'batch\\n'"),
     ],
 )
 def test_invalid_account_and_partition(
@@ -463,3 +477,73 @@ def test_cross_field_rules_run_even_when_another_field_is_wrong(validate: Valida
         "2:3 error[unknown-key] slurm.ntask_per_node",
         "3:20 error[tasks-exceed-gpus] slurm.ntasks_per_node",
     ]
+
+
+# ------------------------------------------------------------------ names YAML read as non-text
+@pytest.mark.parametrize(
+    ("field", "value", "read"),
+    [
+        ("job_name", "0x1F", "the number 31"),
+        ("job_name", "123", "the number 123"),
+        ("job_name", "0o17", "the number 15"),
+        ("job_name", "1e400", "the number infinity"),
+        ("job_name", "true", "the boolean true"),
+        ("account", "1_000", "the number 1000"),
+        ("account", "42", "the number 42"),
+        ("partition", "1e3", "the number 1000.0"),
+    ],
+)
+def test_a_name_yaml_reads_as_a_number_says_so(
+    validate: Validate, field: str, value: str, read: str
+) -> None:
+    diags = validate(f"slurm:\n  {field}: {value}\n")
+    code = "invalid-job-name" if field == "job_name" else "invalid-slurm-word"
+    name = "job_name" if field == "job_name" else "a Slurm name"
+    assert brief(diags)[0] == f"2:{len(field) + 5} error[{code}] slurm.{field}"
+    assert diags[0].message == f"{name} must be text, but YAML read it as {read}"
+    assert diags[0].hint == "put the value in quotes so YAML keeps it as written"
+
+
+def test_a_name_that_is_a_list(validate: Validate) -> None:
+    diags = validate("slurm:\n  job_name: [a]\n")
+    assert brief(diags) == ["2:13 error[invalid-job-name] slurm.job_name"]
+    assert diags[0].message == "job_name must be text, not a list"
+
+
+@pytest.mark.parametrize("field", ["job_name", "account", "partition"])
+def test_a_trailing_newline_is_not_part_of_a_valid_name(validate: Validate, field: str) -> None:
+    # a `$`-anchored pattern matches before a final newline; the whole value must match
+    diags = validate(f'slurm:\n  {field}: "batch\\n"\n')
+    assert [d.code for d in diags] == [
+        "invalid-job-name" if field == "job_name" else "invalid-slurm-word"
+    ]
+
+
+def test_a_trailing_newline_in_an_env_name_is_refused(validate: Validate) -> None:
+    diags = validate('slurm:\n  env_vars:\n    "HF_HOME\\n": /x\n')
+    assert [d.code for d in diags] == ["invalid-env-name"]
+    assert diags[0].message == "'HF_HOME\\n' is not an environment variable name"
+
+
+# ------------------------------------------------------------------ job_dir
+@pytest.mark.parametrize(
+    ("value", "bad"),
+    [('"my jobs"', "' '"), ('"${HOME}/jobs"', "'$'"), ('"jobs#1"', "'#'"), ('"j\\n"', repr("\n"))],
+)
+def test_a_job_dir_a_script_cannot_carry(validate: Validate, value: str, bad: str) -> None:
+    diags = validate(f"slurm:\n  job_dir: {value}\n")
+    assert brief(diags)[0] == "2:12 error[invalid-job-dir] slurm.job_dir"
+    assert diags[0].message.endswith(f"contains {bad}, which an #SBATCH line cannot carry safely")
+
+
+def test_a_job_dir_reference_is_told_it_is_not_expanded(validate: Validate) -> None:
+    diags = validate('slurm:\n  job_dir: "${HOME}/jobs"\n')
+    assert diags[0].hint == (
+        "write the directory itself: a ${VAR} is not expanded here; choose a path of letters, "
+        "digits, '/', '_', '-', '.' ('~/' is expanded)"
+    )
+
+
+@pytest.mark.parametrize("value", ["~/jobs", "/lustre/me/jobs", "jobs", "./a-b_c.d"])
+def test_plain_job_dirs(validate: Validate, value: str) -> None:
+    assert validate(f"slurm:\n  job_dir: {value}\n") == []

@@ -123,9 +123,26 @@ def test_longer_than_slurm_can_store(text: str) -> None:
         parse(text)
 
 
-def test_the_largest_storable_limit() -> None:
-    # 2**31 - 2 seconds is 35791394.0333 minutes: 24855 days, 03:14:07.
-    assert parse("24855-03:14:06").normalized == "24855-03:15:00"
+@pytest.mark.parametrize(
+    "text",
+    # 2**31 - 1 seconds in each spelling: the first value Slurm cannot store
+    ["24855-03:14:07", "596523:14:07", "35791394:07"],
+)
+def test_the_first_limit_slurm_refuses(text: str) -> None:
+    with pytest.raises(TimeError, match="longer than Slurm can store"):
+        parse(text)
+
+
+@pytest.mark.parametrize("text", ["24855-03:14:06", "596523:14:06", "35791394:06"])
+def test_the_largest_storable_limit(text: str) -> None:
+    # 2**31 - 2 seconds is 35791394.0333 minutes: 24855 days, 03:14:06.
+    assert parse(text).normalized == "24855-03:15:00"
+
+
+def test_the_largest_storable_minutes() -> None:
+    assert from_minutes(35791394).normalized == "24855-03:14:00"
+    with pytest.raises(TimeError, match="longer than Slurm can store"):
+        from_minutes(35791395)
 
 
 # ------------------------------------------------------------------ from_minutes (YAML ints)

@@ -239,3 +239,56 @@ def test_every_trap_in_one_file(validate: Validate) -> None:
         "4:10 warning[yaml11-trap] slurm.nodes",
         "5:17 error[yaml11-trap] slurm.nsys_enabled",
     ]
+
+
+# ------------------------------------------------------------------ hints that fit the field
+@pytest.mark.parametrize(
+    ("line", "code", "message", "hint"),
+    [
+        (
+            "nodes: 010",
+            "warning",
+            "unquoted 010 is read by AutoModel's YAML 1.1 loader as the integer 8",
+            "write 10: plain decimal digits read the same in YAML 1.1 and 1.2",
+        ),
+        (
+            "nodes: 0o17",
+            "warning",
+            "unquoted 0o17 is read by AutoModel's YAML 1.1 loader as the text '0o17'",
+            "write 15: plain decimal digits read the same in YAML 1.1 and 1.2",
+        ),
+        (
+            "nodes: 1e400",
+            "error",
+            "unquoted 1e400 is read by AutoModel's YAML 1.1 loader as the text '1e400' "
+            "(and by YAML 1.2 as infinity)",
+            "write a whole number in plain decimal digits",
+        ),
+        (
+            "nodes: 1:00",
+            "error",
+            "unquoted 1:00 is read by AutoModel's YAML 1.1 loader as the integer 60",
+            "write a whole number in plain decimal digits, e.g. 60",
+        ),
+    ],
+)
+def test_a_number_field_is_not_told_to_quote(
+    validate: Validate, line: str, code: str, message: str, hint: str
+) -> None:
+    diags = validate(f"slurm:\n  {line}\n")
+    assert brief(diags) == [f"2:10 {code}[yaml11-trap] slurm.nodes"]
+    assert diags[0].message == message
+    assert diags[0].hint == hint
+
+
+@pytest.mark.parametrize("word", ["0o17", "1e400"])
+def test_a_text_field_is_told_to_quote(validate: Validate, word: str) -> None:
+    diags = validate(f"slurm:\n  job_name: {word}\n")
+    traps = [d for d in diags if d.code == "yaml11-trap"]
+    assert [d.hint for d in traps] == [f'quote it: job_name: "{word}"']
+    assert validate(f'slurm:\n  job_name: "{word}"\n') == []
+
+
+def test_an_env_value_keeps_its_text(validate: Validate) -> None:
+    diags = validate("slurm:\n  env_vars:\n    MODE: 0o17\n")
+    assert [d.hint for d in diags] == ['quote it: MODE: "0o17"']

@@ -1,0 +1,81 @@
+"""``automodel-launch submit``: a job directory is removed only when nothing ran in it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+LOCAL = "model:\n  name: tiny\n"
+SLURM = 'slurm:\n  time: "04:00:00"\n'
+
+
+def fake_tool(bin_dir: Path, name: str, body: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    tool = bin_dir / name
+    tool.write_text("#!/bin/bash\n" + body)
+    tool.chmod(0o755)
+
+
+def submit(*args: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "automodel_launch", "submit", *args, "--no-check-paths"],
+        capture_output=True, text=True, cwd=cwd, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+    )  # fmt: skip
+
+
+def test_a_failed_local_run_keeps_its_job_directory(tmp_path: Path) -> None:
+    # the run wrote a log (and could have written checkpoints) before it failed
+    fake_tool(tmp_path / "bin", "automodel", 'echo "step 1 loss 2.3" > train.log\nexit 3\n')
+    (tmp_path / "local.yaml").write_text(LOCAL)
+    job = tmp_path / "jobs" / "run1"
+    done = submit("local.yaml", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin")
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"error: the run exited with status 3; its logs and files are kept in {job}\n"
+    )
+    assert sorted(p.name for p in job.iterdir()) == ["job_config.yaml", "run.sh", "train.log"]
+    assert (job / "train.log").read_text() == "step 1 loss 2.3\n"
+
+
+def test_a_refused_submission_removes_what_it_wrote(tmp_path: Path) -> None:
+    fake_tool(tmp_path / "bin", "sbatch", 'echo "sbatch: error: invalid account" >&2\nexit 1\n')
+    (tmp_path / "slurm.yaml").write_text(SLURM)
+    (tmp_path / "jobs").mkdir()
+    job = tmp_path / "jobs" / "new" / "run1"
+    done = submit("slurm.yaml", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin")
+    assert done.returncode == 1
+    assert done.stderr == "error: sbatch refused the job: sbatch: error: invalid account\n"
+    assert list((tmp_path / "jobs").iterdir()) == []  # "new" was created by submit: gone too
+
+
+def test_a_dry_run_removes_what_it_wrote(tmp_path: Path) -> None:
+    (tmp_path / "local.yaml").write_text(LOCAL)
+    job = tmp_path / "new" / "run1"
+    done = submit(
+        "local.yaml", "--dry-run", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"would run: automodel finetune llm -c {job}/job_config.yaml\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["local.yaml"]
+
+
+def test_a_home_relative_job_dir_is_expanded(tmp_path: Path) -> None:
+    fake_tool(tmp_path / "bin", "automodel", "exit 0\n")
+    (tmp_path / "local.yaml").write_text(LOCAL)
+    home = tmp_path / "home"
+    home.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "automodel_launch", "submit", "local.yaml", "--job-dir", "~/x"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(home),
+             "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"run finished; files in {home}/x\n"
+    assert not (tmp_path / "~").exists()
+    assert sorted(p.name for p in (home / "x").iterdir()) == ["job_config.yaml", "run.sh"]
