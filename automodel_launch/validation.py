@@ -95,9 +95,10 @@ def validate_loaded(
     loaded: LoadedFile, settings: Settings, *, purpose: Purpose = "validate"
 ) -> FileReport:
     sink = loaded.collector()
-    data = loaded.data
+    data = _env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
     traps = _yaml11_traps(loaded)
+    _report_tags(loaded, sink)
     _check_launcher_keys(data, sink)
     sections = _validate_sections(data, sink, traps)
     for name in ("slurm", "skypilot"):
@@ -117,6 +118,36 @@ def validate_loaded(
         if settings.check_paths or settings.check_env:
             checks.check_host(document, sink, settings, submitting=purpose == "submit")
     return FileReport(loaded.path, sink.items, loaded, document)
+
+
+def _env_as_written(loaded: LoadedFile) -> dict[str, Any]:
+    """The data with each unquoted env value as its text: ``PY: 3.10`` exports 3.10, not 3.1."""
+    data = loaded.data
+    for name in LAUNCHER_SECTIONS:
+        section = data.get(name)
+        env_vars = section.get("env_vars") if isinstance(section, dict) else None
+        if not isinstance(env_vars, dict) or not isinstance(section, dict):
+            continue
+        texts = {
+            key: loaded.plain[(name, "env_vars", key)]
+            for key, value in env_vars.items()
+            if isinstance(value, (int, float)) and (name, "env_vars", key) in loaded.plain
+        }
+        if texts:
+            data = {**data, name: {**section, "env_vars": {**env_vars, **texts}}}
+    return data
+
+
+def _report_tags(loaded: LoadedFile, sink: Collector) -> None:
+    """Launcher fields take plain values; a recipe section may carry any tag through."""
+    for loc, written in loaded.tags.items():
+        if loc and loc[0] in LAUNCHER_SECTIONS:
+            sink.add(
+                "yaml-tag",
+                loc,
+                f"the tag {written} is not understood here: launcher fields take plain YAML values",
+                "remove the tag (quote the value to keep it text)",
+            )
 
 
 @dataclass(frozen=True)
