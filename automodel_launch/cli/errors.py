@@ -61,6 +61,7 @@ def handle_termination() -> None:
 
 def run(body: Callable[[], int]) -> int:
     """Run a command; whatever happens, return its exit code (see the module's table)."""
+    _reopen_closed_streams()
     try:
         code = body()
         sys.stdout.flush()  # the last write may fail only now: report it here, not at exit
@@ -103,16 +104,24 @@ def _stopped(signum: int) -> int:
     return 128 + signum
 
 
+def _reopen_closed_streams() -> None:
+    """A stream closed by the caller (``2>&-``) is None in Python: make it discard."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives until exit)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+
+
 def _say(line: str) -> None:
     """A line on stderr, if stderr can still take one."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(Exception):
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null: what is left in its buffer must not fail again at exit."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(Exception):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)

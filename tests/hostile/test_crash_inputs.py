@@ -217,6 +217,24 @@ def test_a_full_disk_is_one_line(tmp_path: Path, args: tuple[str, ...]) -> None:
     )
 
 
+@pytest.mark.parametrize("redirect", [">&-", "2>&- >&-", "2>&- >/dev/full"])
+def test_closed_streams(tmp_path: Path, redirect: str) -> None:
+    (tmp_path / "c.yaml").write_text("slurm:\n  time: 4h\n")
+    code = "from automodel_launch.cli import main; main()"
+    shell = f'exec "$0" -c "{code}" validate c.yaml {redirect}'
+    result = subprocess.run(
+        ["sh", "-c", shell, sys.executable],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=BUDGET,
+        check=False,
+    )
+    assert result.returncode == (3 if "full" in redirect else 1)
+    assert result.stderr == ""
+
+
 # ------------------------------------------------------------------ signals
 SIGNAL_SHIM = """
 import os, signal
