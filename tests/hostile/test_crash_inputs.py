@@ -272,14 +272,18 @@ jobdir.os.replace = interrupted_replace
 """
 
 
-@pytest.mark.parametrize(("name", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
-def test_a_signal_while_writing_the_job_directory(tmp_path: Path, name: str, code: int) -> None:
+@pytest.mark.parametrize(
+    ("name", "code", "line"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
+def test_a_signal_while_writing_the_job_directory(
+    tmp_path: Path, name: str, code: int, line: str
+) -> None:
     (tmp_path / "c.yaml").write_text(VALID)
     result = cli(
         "render", "--no-check-paths", "c.yaml", "--job-dir", "out/job",
         cwd=tmp_path, shim=WRITE_SHIM.format(name=name),
     )  # fmt: skip
-    assert result.returncode == code
+    assert (result.returncode, result.stderr) == (code, line + "\n")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "out"]
 
