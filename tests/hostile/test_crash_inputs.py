@@ -153,6 +153,9 @@ def test_a_file_in_an_unsearchable_directory(tmp_path: Path) -> None:
     assert result.returncode in (1, 3)
     assert "locked/x.yaml" in result.stdout + result.stderr
     assert "Permission denied" in result.stdout + result.stderr
+    result = cli("render", "locked/x.yaml", cwd=tmp_path, shim=PERMISSION_SHIM)
+    assert result.returncode == 1
+    assert "error[file-unreadable] cannot read locked/x.yaml: Permission denied" in result.stderr
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root searches any directory")
