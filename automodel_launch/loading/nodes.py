@@ -101,7 +101,7 @@ class Builder:
         except tags.BadTag:
             self._add(
                 "yaml-tag", loc, node,
-                f"!!{kind} {node.value!r} is not a YAML 1.1 {kind}: "
+                f"this value is not a YAML 1.1 {kind}, as its tag !!{kind} says: "
                 "AutoModel's loader (PyYAML) stops on it",
                 "fix the value, or remove the tag",
             )  # fmt: skip
