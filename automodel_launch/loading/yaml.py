@@ -11,9 +11,6 @@ Bad input of any kind becomes a diagnostic, never an exception.
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,6 +21,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
 from automodel_launch.loading.depth import too_deep
+from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
 from automodel_launch.loading.nodes import (
     MAX_DEPTH,
     MAX_EXPANDED_NODES,
@@ -74,11 +72,11 @@ def load_file(path: str | Path) -> LoadResult:
     name = str(path)
     sink = Collector()
     try:
-        raw = _read_regular(path)
+        raw = read_regular(path, MAX_BYTES)
     except FileNotFoundError:
         sink.add("file-not-found", (), f"no such file: {name}", "check the path")
         return LoadResult(None, sink.items)
-    except _TooLarge as exc:
+    except TooLarge as exc:
         sink.add(
             "file-too-large",
             (),
@@ -87,7 +85,7 @@ def load_file(path: str | Path) -> LoadResult:
             "check that this is the config you meant",
         )
         return LoadResult(None, sink.items)
-    except _NotRegular as exc:
+    except NotRegular as exc:
         sink.add(
             "file-unreadable",
             (),
@@ -100,59 +98,6 @@ def load_file(path: str | Path) -> LoadResult:
         sink.add("file-unreadable", (), f"cannot read {name}: {reason}", None)
         return LoadResult(None, sink.items)
     return load_bytes(raw, name)
-
-
-class _TooLarge(Exception):
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-
-class _NotRegular(Exception):
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-
-def _read_regular(path: str | Path) -> bytes:
-    """The bytes of a regular file of at most MAX_BYTES.
-
-    Opened without blocking (a FIFO would wait for a writer) and checked on the open
-    descriptor, so nothing can swap the file between the check and the read; at most
-    MAX_BYTES + 1 bytes are read whatever ``st_size`` says (a device reports 0).
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise _NotRegular(_kind(info.st_mode))
-        if info.st_size > MAX_BYTES:
-            raise _TooLarge(info.st_size)
-        chunks: list[bytes] = []
-        left = MAX_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    finally:
-        os.close(fd)
-    raw = b"".join(chunks)
-    if len(raw) > MAX_BYTES:
-        raise _TooLarge(len(raw))
-    return raw
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a file"
 
 
 def load_bytes(raw: bytes, name: str = "<string>") -> LoadResult:
