@@ -64,6 +64,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "duplicate-key": (Severity.ERROR, "a key appears twice in one mapping"),
     "alias-bomb": (Severity.ERROR, "anchors and aliases expand to an unreasonable size"),
     "too-deep": (Severity.ERROR, "the YAML nests deeper than any recipe"),
+    "yaml-tag": (Severity.ERROR, "a YAML tag this field cannot take, or text its tag cannot read"),
+    "invalid-merge": (Severity.ERROR, "a merge key (<<) of something other than mappings"),
     "yaml11-trap": (Severity.WARNING, "YAML 1.1 (AutoModel's loader) reads the value differently"),
     # structure
     "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from automodel_launch.config.types import JOB_DIR_ADVICE, unsafe_path_char
+from automodel_launch.interrupts import Interrupted
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
 
@@ -113,8 +114,9 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class _Stop:
-    """A handler that turns the first stop signal into SystemExit (128 + signal), the
-    status a shell reports; later ones wait, so the clean-up itself is not cut short."""
+    """A handler that raises the first stop signal as :class:`Interrupted` (the CLI exits
+    128 + signal, the status a shell reports); later ones wait, so the clean-up itself
+    is not cut short."""
 
     def __init__(self) -> None:
         self.raised = False
@@ -122,7 +124,7 @@ class _Stop:
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         if not self.raised:
             self.raised = True
-            raise SystemExit(128 + signum)
+            raise Interrupted(signum)
 
 
 @contextmanager

@@ -39,7 +39,7 @@ class EntryChoice:
     domain: str = "llm"
 
     def resolve(self, document: LaunchDocument) -> Entry:
-        if self.text:
+        if self.text is not None:
             return custom_entry(self.text)
         return default_entry(document.recipe, self.command, self.domain)
 

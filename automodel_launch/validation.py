@@ -11,7 +11,7 @@ from typing import Any
 
 from automodel_launch import checks
 from automodel_launch.config import environment
-from automodel_launch.config.document import LaunchDocument
+from automodel_launch.config.document import LAUNCHER_SECTIONS, LaunchDocument
 from automodel_launch.diagnostics import sort_key
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.results import FileReport
@@ -44,9 +44,9 @@ def validate_loaded(
     loaded: LoadedFile, settings: Settings, *, purpose: Purpose = "validate"
 ) -> FileReport:
     sink = loaded.collector()
-    data = loaded.data
+    data = _env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
-    ctx = Context(data, sink, settings, purpose, traps=find_traps(loaded))
+    ctx = Context(data, sink, settings, purpose, traps=find_traps(loaded), tags=loaded.tags)
     run_rules(ctx)
     fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}
     fields["recipe"] = data.get("recipe")
@@ -56,3 +56,21 @@ def validate_loaded(
         # on whatever validated, next to the other errors: every problem in one run
         checks.check_host(document, sink, settings, submitting=purpose == "submit")
     return FileReport(loaded.path, sink.items, loaded, None if failed else document)
+
+
+def _env_as_written(loaded: LoadedFile) -> dict[str, Any]:
+    """The data with each unquoted env value as its text: ``PY: 3.10`` exports 3.10, not 3.1."""
+    data = loaded.data
+    for name in LAUNCHER_SECTIONS:
+        section = data.get(name)
+        env_vars = section.get("env_vars") if isinstance(section, dict) else None
+        if not isinstance(env_vars, dict) or not isinstance(section, dict):
+            continue
+        texts = {
+            key: loaded.plain[(name, "env_vars", key)]
+            for key, value in env_vars.items()
+            if isinstance(value, (int, float)) and (name, "env_vars", key) in loaded.plain
+        }
+        if texts:
+            data = {**data, name: {**section, "env_vars": {**env_vars, **texts}}}
+    return data

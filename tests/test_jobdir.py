@@ -132,7 +132,11 @@ def slow(self, *args, **kwargs):
     time.sleep(60)
     return written
 pathlib.Path.write_text = slow
-jobdir.write_job_dir(pathlib.Path(sys.argv[1]), {"run.sh": "echo", "job_config.yaml": "a: 1"})
+def body():
+    jobdir.write_job_dir(pathlib.Path(sys.argv[1]), {"run.sh": "echo", "job_config.yaml": "a: 1"})
+    return 0
+from automodel_launch.cli import errors
+sys.exit(errors.run(body))  # as every command runs
 """
 
 

@@ -1,4 +1,4 @@
-"""The command line: one thin module per command."""
+"""The command line: one thin module per command, one error policy for all of them."""
 
 from __future__ import annotations
 
@@ -6,12 +6,19 @@ import sys
 
 
 def main() -> None:
+    from automodel_launch.cli import errors
+
+    errors.handle_termination()
+    sys.exit(errors.run(_dispatch))
+
+
+def _dispatch() -> int:
     if sys.argv[1:2] == ["validate"]:
         from automodel_launch.cli.fast import validate
 
         code = validate(sys.argv[2:])
         if code is not None:
-            sys.exit(code)
-    from automodel_launch.cli.app import app
+            return code
+    from automodel_launch.cli.app import run_app
 
-    app()
+    return run_app(sys.argv[1:])

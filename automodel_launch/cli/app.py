@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import typer
+import typer.main
 
 from automodel_launch.cli import render, schema, submit, validate
+
+if TYPE_CHECKING:
+    from typer._click.exceptions import ClickException
 
 app = typer.Typer(
     name="automodel-launch",
@@ -17,3 +24,43 @@ app.command("validate")(validate.command)
 app.command("render")(render.command)
 app.command("schema")(schema.command)
 app.command("submit")(submit.command)
+
+
+def run_app(args: list[str]) -> int:
+    """Run the typer application and return its exit code; exceptions go to the caller.
+
+    click's own handling (standalone mode) would exit from inside, print usage errors
+    its way and turn a closed pipe into exit 1: here the errors module decides.
+    """
+    # typer's own copy of click raises these
+    from typer import Abort
+    from typer._click.exceptions import ClickException
+    from typer._click.utils import PacifyFlushWrapper
+
+    try:
+        result = typer.main.get_command(app).main(
+            args, prog_name="automodel-launch", standalone_mode=False
+        )
+    except ClickException as exc:
+        _show_usage_error(exc)
+        return exc.exit_code
+    except Abort:
+        raise KeyboardInterrupt from None
+    except SystemExit:
+        if isinstance(sys.stdout, PacifyFlushWrapper):
+            raise BrokenPipeError from None  # click swallowed it and asked for exit 1
+        raise
+    if result == 130:
+        raise KeyboardInterrupt  # typer's code for Ctrl-C: let the errors module say so
+    return result if isinstance(result, int) else 0
+
+
+def _show_usage_error(exc: ClickException) -> None:
+    from typer.core import HAS_RICH
+
+    if HAS_RICH:
+        from typer import rich_utils
+
+        rich_utils.rich_format_error(exc)
+    else:
+        exc.show()

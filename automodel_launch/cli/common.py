@@ -1,10 +1,12 @@
-"""What several commands share: settings from flags, usage errors."""
+"""What several commands share: settings from flags, usage errors, option checks."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
+
+V = TypeVar("V")
 
 if TYPE_CHECKING:
     from automodel_launch.results import FileReport
@@ -31,3 +33,36 @@ def report_problems(report: FileReport, settings: Settings) -> None:
         write_report([report], "text", sys.stderr, strict=settings.strict)
     if report.failed(settings.strict):
         raise typer.Exit(1)
+
+
+def script_value(value: V) -> V:
+    """Option callback for a value that reaches a script: no control characters.
+
+    A newline in ``--domain`` would end an ``#SBATCH`` line and start a command; no
+    quoting makes a control character safe in a header comment or a job name.
+    """
+    if value is None:
+        return value
+    text = str(value)
+    for char in text:
+        if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0:
+            raise typer.BadParameter(
+                f"it holds the control character {ord(char):#04x}, which no script line can carry"
+            )
+    return value
+
+
+def entry_value(value: str | None) -> str | None:
+    """``--entry``: a command line of at least one word (leave it out for the default)."""
+    if value is None:
+        return None
+    script_value(value)
+    import shlex
+
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise typer.BadParameter(f"it is not a command line ({str(exc).lower()})") from None
+    if not words:
+        raise typer.BadParameter("it is empty; leave --entry out to run AutoModel's entry point")
+    return value

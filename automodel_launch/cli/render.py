@@ -8,10 +8,13 @@ from typing import Annotated, Optional
 
 import typer
 
+from automodel_launch.cli.common import entry_value, script_value
+
 EntryOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
     typer.Option(
         "--entry",
+        callback=entry_value,
         help="What each rank runs instead of AutoModel's entry point: '-m MODULE ARGS' or "
         "'SCRIPT ARGS'; {config} stands for the job config path.",
     ),
@@ -22,14 +25,18 @@ def command(
     config: Annotated[Path, typer.Argument(help="Recipe YAML.")],
     job_dir: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--job-dir", help="Write the complete job directory here."),
+        typer.Option(
+            "--job-dir", callback=script_value, help="Write the complete job directory here."
+        ),
     ] = None,
     entry: EntryOption = None,
     recipe_command: Annotated[
-        str, typer.Option("--command", help="AutoModel command (2025 CLI form).")
+        str,
+        typer.Option("--command", callback=script_value, help="AutoModel command (2025 CLI form)."),
     ] = "finetune",
     domain: Annotated[
-        str, typer.Option("--domain", help="AutoModel domain (2025 CLI form).")
+        str,
+        typer.Option("--domain", callback=script_value, help="AutoModel domain (2025 CLI form)."),
     ] = "llm",
     nproc_per_node: Annotated[
         Optional[int],  # noqa: UP045
@@ -49,6 +56,7 @@ def command(
     from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.jobdir import JobDirError
     from automodel_launch.prepare import EntryChoice, prepare
+    from automodel_launch.render.entry import EntryError
 
     settings = load_settings(check_paths=check_paths)
     choice = EntryChoice(entry, recipe_command, domain)
@@ -60,7 +68,7 @@ def command(
             job_dir=job_dir,
             nproc_per_node=nproc_per_node or local_gpu_count(),
         )
-    except (JobDirError, ValueError) as exc:
+    except (JobDirError, EntryError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)

@@ -69,14 +69,50 @@ def command(
     from automodel_launch.schema import schema_text
 
     if output is not None:
-        tmp = output.with_name(output.name + ".tmp")
-        tmp.write_text(schema_text(), encoding="utf-8")
-        tmp.replace(output)
+        write_output(output, schema_text())
     if not modeline and editor is None:
         if output is None:
             sys.stdout.write(schema_text())
         return
     sys.stdout.write(_snippet(modeline, editor, location or output, relative_to, globs))
+
+
+def write_output(output: Path, text: str) -> None:
+    """Write ``text`` to ``output`` as a shell redirection would, but all or nothing.
+
+    A symlink is followed (its target is replaced, the link stays); a device or pipe
+    is written in place; a regular file is replaced through a temporary file beside
+    it, removed again if anything fails. A directory or a missing folder is a usage
+    error.
+    """
+    import os
+    import stat
+    import tempfile
+
+    target = output.resolve()
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise typer.BadParameter(f"{output} is a directory; name a file", param_hint="--output")
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(target, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        return
+    if not target.parent.is_dir():
+        raise typer.BadParameter(f"no such directory: {output.parent}", param_hint="--output")
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _snippet(

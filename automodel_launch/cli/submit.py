@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from automodel_launch.cli.common import script_value
 from automodel_launch.cli.render import EntryOption
 
 
@@ -22,11 +23,15 @@ def command(
     ] = False,
     job_dir: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--job-dir", help="Job directory (default: a new one under job_dir)."),
+        typer.Option(
+            "--job-dir",
+            callback=script_value,
+            help="Job directory (default: a new one under job_dir).",
+        ),
     ] = None,
     entry: EntryOption = None,
-    recipe_command: Annotated[str, typer.Option("--command")] = "finetune",
-    domain: Annotated[str, typer.Option("--domain")] = "llm",
+    recipe_command: Annotated[str, typer.Option("--command", callback=script_value)] = "finetune",
+    domain: Annotated[str, typer.Option("--domain", callback=script_value)] = "llm",
     nproc_per_node: Annotated[Optional[int], typer.Option("--nproc-per-node", min=1)] = None,  # noqa: UP045
     check_paths: Annotated[
         Optional[bool],  # noqa: UP045
@@ -41,6 +46,7 @@ def command(
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare
+    from automodel_launch.render.entry import EntryError
     from automodel_launch.submit import SubmitError
 
     settings = load_settings(check_paths=check_paths, check_env=True)
@@ -53,7 +59,7 @@ def command(
             nproc_per_node=nproc_per_node or local_gpu_count(),
             submitting=True,
         )
-    except (JobDirError, ValueError) as exc:
+    except (JobDirError, EntryError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)

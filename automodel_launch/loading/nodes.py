@@ -8,8 +8,10 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
+from automodel_launch.loading import tags
+from automodel_launch.loading.tags import YAML_TAG
+from automodel_launch.loading.yaml11 import MAX_INT_DIGITS
 
-YAML_TAG = "tag:yaml.org,2002:"
 MAX_DEPTH = 200
 """Real recipes nest under 10 levels; the builder recurses once per level."""
 MAX_EXPANDED_NODES = 200_000
@@ -65,33 +67,62 @@ class TooDeep(Exception):
 
 
 class Builder:
-    """Builds data from nodes; fills ``keys``, ``values`` and ``plain`` (see LoadedFile)."""
+    """Builds data from nodes; fills ``keys``, ``values``, ``plain`` and ``tags`` (see
+    LoadedFile)."""
 
     def __init__(self, sink: Collector) -> None:
         self.sink = sink
         self.keys: dict[Loc, tuple[int, int]] = {}
         self.values: dict[Loc, tuple[int, int]] = {}
         self.plain: dict[Loc, str] = {}
+        self.tags: dict[Loc, str] = {}
 
     def build(self, node: Node, loc: Loc) -> Any:
-        if len(loc) >= MAX_DEPTH:
+        if len(loc) > MAX_DEPTH:
             raise TooDeep
         self.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        explicit = not isinstance(node.ctag, tags.Resolved)
+        if explicit:
+            self._note_tag(node, loc)
         if isinstance(node, MappingNode):
             return self._mapping(node, loc)
         if isinstance(node, SequenceNode):
             return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
-        if not node.style and tag(node).startswith(YAML_TAG):
-            self.plain[loc] = node.value
-        return scalar_value(node)
+        if not explicit:
+            if not node.style:
+                self.plain[loc] = node.value
+            return scalar_value(node)
+        kind = tag(node).removeprefix(YAML_TAG)
+        if kind not in tags.CORE_SCALARS:
+            return node.value
+        try:
+            return tags.construct(kind, node.value)
+        except tags.BadTag:
+            self._add(
+                "yaml-tag", loc, node,
+                f"this value is not a YAML 1.1 {kind}, as its tag !!{kind} says: "
+                "AutoModel's loader (PyYAML) stops on it",
+                "fix the value, or remove the tag",
+            )  # fmt: skip
+            return node.value
+
+    def _note_tag(self, node: Node, loc: Loc) -> None:
+        written = tag(node)
+        kind = written.removeprefix(YAML_TAG) if written.startswith(YAML_TAG) else None
+        if isinstance(node, ScalarNode) and kind in tags.CORE_SCALARS:
+            return
+        if not isinstance(node, ScalarNode) and kind in tags.COLLECTIONS:
+            return
+        self.tags[loc] = tags.shown(written)
 
     def _mapping(self, node: MappingNode, loc: Loc) -> dict[str, Any]:
-        """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left."""
+        """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left,
+        each built at its own loc, as if written out in this mapping."""
         out: dict[str, Any] = {}
         merges: list[Node] = []
         for key_node, value_node in node.value:
-            if isinstance(key_node, ScalarNode) and tag(key_node) == YAML_TAG + "merge":
+            if _is_merge(key_node):
                 merges.append(value_node)
                 continue
             key = key_text(key_node)
@@ -102,12 +133,40 @@ class Builder:
                 continue
             self.keys[child] = position
             out[key] = self.build(value_node, child)
-        for merge in merges:
-            merged = self.build(merge, loc)
-            for source in merged if isinstance(merged, list) else [merged]:
-                for k, v in source.items() if isinstance(source, dict) else []:
-                    out.setdefault(k, v)
+        for key_node, value_node in self._merged(merges, loc):
+            key = key_text(key_node)
+            if key not in out:
+                child = (*loc, key)
+                self.keys[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                out[key] = self.build(value_node, child)
         return out
+
+    def _merged(self, merges: list[Node], loc: Loc) -> list[tuple[Node, Node]]:
+        """The pairs ``<<`` brings in, earlier sources first (the first one wins)."""
+        pairs: list[tuple[Node, Node]] = []
+        for merge in merges:
+            sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+            for source in sources:
+                if isinstance(source, MappingNode):
+                    own = [(k, v) for k, v in source.value if not _is_merge(k)]
+                    inner = [v for k, v in source.value if _is_merge(k)]
+                    pairs += own + self._merged(inner, loc)
+                else:
+                    self._add(
+                        "invalid-merge", (*loc, "<<"), source,
+                        f"a merge key (<<) takes a mapping or a list of mappings, "
+                        f"not {_node_kind(source)}",
+                        "merge an anchored mapping (<<: *defaults), or write the keys out",
+                    )  # fmt: skip
+        return pairs
+
+    def _add(self, code: str, loc: Loc, node: Node, message: str, hint: str) -> None:
+        mark = node.start_mark
+        self.sink.items.append(
+            Diagnostic(
+                CODES[code][0], code, dotted(loc), mark.line + 1, mark.column + 1, message, hint
+            )
+        )
 
     def _duplicate(self, key: str, loc: Loc, position: tuple[int, int]) -> None:
         first = self.keys[loc]
@@ -128,6 +187,16 @@ def tag(node: Node) -> str:
     if ctag is not None and ctag.handle is None and isinstance(suffix, str) and "%" not in suffix:
         return suffix
     return str(node.tag)
+
+
+def _is_merge(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and tag(node) == YAML_TAG + "merge"
+
+
+def _node_kind(node: Node) -> str:
+    if isinstance(node, SequenceNode):
+        return "a list"
+    return "a single value" if isinstance(node, ScalarNode) else "a mapping"
 
 
 def key_text(node: Node) -> str:
@@ -156,6 +225,8 @@ def scalar_value(node: ScalarNode) -> Any:
 
 def _int(text: str) -> int:
     clean = text.replace("_", "")
+    if len(clean) > MAX_INT_DIGITS:
+        raise ValueError("too many digits")
     sign = -1 if clean.startswith("-") else 1
     body = clean.lstrip("+-")
     for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):

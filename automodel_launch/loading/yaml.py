@@ -20,6 +20,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
+from automodel_launch.loading.depth import too_deep
+from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
 from automodel_launch.loading.nodes import (
     MAX_DEPTH,
     MAX_EXPANDED_NODES,
@@ -29,7 +31,12 @@ from automodel_launch.loading.nodes import (
     section_lines,
     tag,
 )
+from automodel_launch.loading.tags import Resolved
 
+_TOO_DEEP = (
+    f"the YAML nests more than {MAX_DEPTH} levels deep",
+    "a recipe nests a few levels; check the file's structure",
+)
 MAX_BYTES = 5 * 1024 * 1024
 """The largest real recipe in the corpus is about 10 KB; 5 MB is far past any config."""
 
@@ -43,7 +50,9 @@ class LoadedFile:
     keys: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     plain: dict[Loc, str] = field(default_factory=dict)
-    """The source text of each unquoted scalar, for the YAML 1.1 comparison."""
+    """The source text of each unquoted scalar without a tag, for the YAML 1.1 comparison."""
+    tags: dict[Loc, str] = field(default_factory=dict)
+    """Tags other than the core ones (``!custom``, ``!!timestamp``), as written."""
     text: str = ""
     sections: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Top-level key -> (first line, end line), 0-based, end exclusive: where it sits in text."""
@@ -59,26 +68,33 @@ class LoadResult:
 
 
 def load_file(path: str | Path) -> LoadResult:
-    """Read and load one file; every failure is a diagnostic at the file's start."""
+    """Read and load one regular file; every failure is a diagnostic at the file's start."""
     name = str(path)
     sink = Collector()
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_BYTES:
-            sink.add(
-                "file-too-large",
-                (),
-                f"{size / 1e6:.1f} MB is far larger than any recipe "
-                f"(limit {MAX_BYTES // 10**6} MB)",
-                "check that this is the config you meant",
-            )
-            return LoadResult(None, sink.items)
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, MAX_BYTES)
     except FileNotFoundError:
         sink.add("file-not-found", (), f"no such file: {name}", "check the path")
         return LoadResult(None, sink.items)
-    except (IsADirectoryError, PermissionError, OSError) as exc:
-        reason = exc.strerror or exc.__class__.__name__
+    except TooLarge as exc:
+        sink.add(
+            "file-too-large",
+            (),
+            f"{exc.size / 1e6:.1f} MB is far larger than any recipe "
+            f"(limit {MAX_BYTES // 10**6} MB)",
+            "check that this is the config you meant",
+        )
+        return LoadResult(None, sink.items)
+    except NotRegular as exc:
+        sink.add(
+            "file-unreadable",
+            (),
+            f"cannot read {name}: it is {exc.kind}, not a regular file",
+            "name a recipe file",
+        )
+        return LoadResult(None, sink.items)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc.__class__.__name__
         sink.add("file-unreadable", (), f"cannot read {name}: {reason}", None)
         return LoadResult(None, sink.items)
     return load_bytes(raw, name)
@@ -99,6 +115,10 @@ def load_bytes(raw: bytes, name: str = "<string>") -> LoadResult:
 
 def load_text(text: str, name: str = "<string>") -> LoadResult:
     sink = Collector()
+    deep = too_deep(text)
+    if deep is not None:
+        sink.items.append(_diagnostic_at("too-deep", *deep, *_TOO_DEEP))
+        return LoadResult(None, sink.items)
     documents = _compose(text, sink)
     if documents is None:
         return LoadResult(None, sink.items)
@@ -143,12 +163,7 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
     try:
         data = builder.build(root, ())
     except TooDeep:
-        sink.add(
-            "too-deep",
-            (),
-            f"the YAML nests more than {MAX_DEPTH} levels deep",
-            "a recipe nests a few levels; check the file's structure",
-        )
+        sink.add("too-deep", (), *_TOO_DEEP)
         return LoadResult(None, sink.items)
     loaded = LoadedFile(
         path=name,
@@ -156,6 +171,7 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
         keys=builder.keys,
         values=builder.values,
         plain=builder.plain,
+        tags=builder.tags,
         text=text,
         sections=section_lines(root),
     )
@@ -166,18 +182,23 @@ class _Loader(CSafeLoader):
     """libyaml parses; the implicit tag of a plain scalar is looked up once per value.
 
     Recipes repeat the same scalars (true, 1, null, ...), and ruamel's resolver is Python.
+    The composer asks only for nodes without a tag in the file; the answer is marked
+    :class:`~automodel_launch.loading.tags.Resolved` so the builder can tell the two apart.
     """
 
-    _tags: ClassVar[dict[str, Any]] = {}
+    _tags: ClassVar[dict[Any, Resolved]] = {}
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is not ScalarNode or not implicit[0] or len(value) > 64:
-            return super().resolve(kind, value, implicit)
-        tag = self._tags.get(value)
+        plain = kind is ScalarNode and implicit[0]
+        if plain and len(value) > 64:
+            return Resolved(suffix=str(super().resolve(kind, value, implicit)))
+        # outside plain scalars the tag depends on the kind of node alone
+        key = value if plain else (kind, implicit)
+        tag = self._tags.get(key)
         if tag is None:
-            tag = super().resolve(kind, value, implicit)
+            tag = Resolved(suffix=str(super().resolve(kind, value, implicit)))
             if len(self._tags) < 50_000:
-                self._tags[value] = tag
+                self._tags[key] = tag
         return tag
 
 

@@ -32,14 +32,23 @@ def resolve(text: str) -> Any:
     if _BOOL.fullmatch(text):
         return text.lower() in ("yes", "true", "on")
     if _INT.fullmatch(text):
-        return _int(text)
+        try:
+            return parse_int(text)
+        except ValueError:  # past MAX_INT_DIGITS; PyYAML itself fails on it
+            return text
     if _FLOAT.fullmatch(text):
-        return _float(text)
+        return parse_float(text)
     return text
 
 
-def _int(text: str) -> int:
+MAX_INT_DIGITS = 1000
+"""Longer integers stay text: Python refuses to print ints past 4,300 digits."""
+
+
+def parse_int(text: str) -> int:
     clean = text.replace("_", "")
+    if len(clean) > MAX_INT_DIGITS:
+        raise ValueError("too many digits")
     sign = -1 if clean.startswith("-") else 1
     body = clean.lstrip("+-")
     if body == "0":
@@ -58,7 +67,7 @@ def _int(text: str) -> int:
     return sign * int(body)
 
 
-def _float(text: str) -> float:
+def parse_float(text: str) -> float:
     clean = text.replace("_", "").lower()
     if clean.endswith("inf"):
         return float("-inf") if clean.startswith("-") else float("inf")

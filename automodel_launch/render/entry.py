@@ -45,11 +45,18 @@ def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -
     )
 
 
+class EntryError(ValueError):
+    """An ``--entry`` that is no command line (empty, or an unclosed quote)."""
+
+
 def custom_entry(text: str) -> Entry:
     """``"-m pkg.train --config {config}"`` or ``"train.py {config}"``."""
-    argv = tuple(shlex.split(text))
+    try:
+        argv = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise EntryError(f"the entry point is not a command line ({str(exc).lower()})") from None
     if not argv:
-        raise ValueError("the entry point is empty")
+        raise EntryError("the entry point is empty")
     return Entry(argv, ("python3", *argv))
 
 

@@ -13,11 +13,12 @@ from collections.abc import Callable
 from automodel_launch.rules import launch
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.sections import validate_sections
-from automodel_launch.rules.traps import find_traps, report_traps
+from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
 Rule = Callable[[Context], None]
 
 RULES: tuple[Rule, ...] = (
+    yaml_tags,
     launch.launcher_keys,
     validate_sections,
     launch.launcher_environment,

@@ -1,4 +1,4 @@
-"""YAML 1.1 traps in launcher sections: found after loading, reported after every rule
+"""YAML tags and YAML 1.1 traps in launcher sections: found after loading, reported after every rule
 (a section's type error on a trapped value turns its warning into the one error)."""
 
 from __future__ import annotations
@@ -23,6 +23,18 @@ def find_traps(loaded: LoadedFile) -> dict[Loc, Trap]:
         if other is not None:
             traps[loc] = Trap(text, other, value_12)
     return traps
+
+
+def yaml_tags(ctx: Context) -> None:
+    """Launcher fields take plain values; a recipe section may carry any tag through."""
+    for loc, written in ctx.tags.items():
+        if loc and loc[0] in LAUNCHER_SECTIONS:
+            ctx.sink.add(
+                "yaml-tag",
+                loc,
+                f"the tag {written} is not understood here: launcher fields take plain YAML values",
+                "remove the tag (quote the value to keep it text)",
+            )
 
 
 def report_traps(ctx: Context) -> None:

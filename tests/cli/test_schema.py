@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ def run_schema(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
         capture_output=True,
         text=True,
         cwd=cwd,
+        env={**os.environ, "COLUMNS": "300"},
         timeout=60,
         check=False,
     )
@@ -75,6 +77,39 @@ def test_schema_writes_a_file(tmp_path: Path) -> None:
     assert target.read_text(encoding="utf-8") == schema_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.schema.json"]
     assert run_schema("--output", str(target)).returncode == 0
+
+
+def test_schema_o_a_directory_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_schema("-o", str(tmp_path))
+    assert result.returncode == 2
+    assert f"{tmp_path} is a directory; name a file" in result.stderr
+    assert sorted(tmp_path.parent.glob(f"{tmp_path.name}*")) == [tmp_path]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_schema_o_in_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_schema("-o", str(tmp_path / "missing" / "x.json"))
+    assert result.returncode == 2
+    assert f"no such directory: {tmp_path / 'missing'}" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_schema_o_follows_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    (tmp_path / "link.json").symlink_to("real.json")
+    assert run_schema("-o", str(tmp_path / "link.json")).returncode == 0
+    assert (tmp_path / "link.json").is_symlink()
+    assert real.read_text(encoding="utf-8") == schema_text()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640, "the file keeps its mode"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+def test_schema_o_writes_into_a_device() -> None:
+    result = run_schema("-o", "/dev/null")
+    assert result.returncode == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
 def test_the_committed_schema_is_up_to_date() -> None:

@@ -105,6 +105,37 @@ def test_a_key_after_a_merge_overrides_it() -> None:
     assert result.loaded.data["slurm"] == {"nodes": 2, "time": "2"}
 
 
+def test_a_merge_list_takes_the_first_source_for_each_key() -> None:
+    text = "a: &a {nodes: 1, time: '1'}\nb: &b {nodes: 2, account: x}\nslurm:\n  <<: [*a, *b]\n"
+    result = load_text(text)
+    assert result.diagnostics == []
+    assert result.loaded is not None
+    assert result.loaded.data["slurm"] == {"nodes": 1, "time": "1", "account": "x"}
+    # a merged value sits where the anchor wrote it
+    assert result.loaded.values[("slurm", "account")] == (2, 27)
+
+
+def test_merges_of_merges_are_flattened() -> None:
+    text = "a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc:\n  <<: *b\n  y: 3\n"
+    loaded = load_text(text).loaded
+    assert loaded is not None
+    assert loaded.data["c"] == {"y": 3, "x": 1}
+
+
+@pytest.mark.parametrize(
+    ("merge", "kind", "column"),
+    [("5", "a single value", 7), ("[1, 2]", "a single value", 8), ("[[1]]", "a list", 8)],
+)
+def test_a_merge_of_something_else_than_mappings(merge: str, kind: str, column: int) -> None:
+    result = load_text(f"a:\n  <<: {merge}\n  b: 1\n")
+    assert brief(result.diagnostics)[0] == f"2:{column} error[invalid-merge] a.<<"
+    assert result.diagnostics[0].message == (
+        f"a merge key (<<) takes a mapping or a list of mappings, not {kind}"
+    )
+    assert result.loaded is not None
+    assert result.loaded.data == {"a": {"b": 1}}
+
+
 def test_a_few_aliases_are_fine() -> None:
     text = "a: &x [1, 2, 3]\nb: *x\nc: *x\n"
     loaded = load_text(text).loaded
@@ -359,6 +390,35 @@ def test_an_unreadable_file(tmp_path: Path) -> None:
         path.chmod(0o600)
     assert codes(result) == ["1:1 error[file-unreadable] "]
     assert only(result).message == f"cannot read {path}: Permission denied"
+
+
+@pytest.mark.parametrize(("path", "kind"), [("/dev/zero", "a device"), ("/dev/null", "a device")])
+def test_a_device_is_not_read(path: str, kind: str) -> None:
+    result = load_file(path)
+    assert codes(result) == ["1:1 error[file-unreadable] "]
+    assert only(result).message == f"cannot read {path}: it is {kind}, not a regular file"
+
+
+def test_a_fifo_does_not_block(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    result = load_file(fifo)  # no writer: opening it for a blocking read would wait forever
+    assert only(result).message == f"cannot read {fifo}: it is a named pipe, not a regular file"
+
+
+def test_a_file_that_grows_past_its_stat_size_is_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing.yaml"
+    path.write_bytes(b"#" * (MAX_BYTES + 10))
+    real_fstat = os.fstat
+
+    def small(fd: int) -> os.stat_result:
+        info = real_fstat(fd)
+        return os.stat_result((info.st_mode, *info[1:6], 10, *info[7:]))
+
+    monkeypatch.setattr(os, "fstat", small)
+    assert codes(load_file(path)) == ["1:1 error[file-too-large] "]
 
 
 def test_a_50_mb_file(tmp_path: Path) -> None:

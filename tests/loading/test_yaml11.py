@@ -292,3 +292,21 @@ def test_a_text_field_is_told_to_quote(validate: Validate, word: str) -> None:
 def test_an_env_value_keeps_its_text(validate: Validate) -> None:
     diags = validate("slurm:\n  env_vars:\n    MODE: 0o17\n")
     assert [d.hint for d in diags] == ['quote it: MODE: "0o17"']
+
+
+def test_a_key_overriding_a_merged_one_is_no_trap(validate: Validate) -> None:
+    text = "base: &b\n  account: yes\nslurm:\n  <<: *b\n  account: research\n"
+    assert validate(text) == []
+    assert validate(text, strict=True) == []
+
+
+def test_a_merge_list_inside_a_launcher_section(validate: Validate) -> None:
+    text = "a: &a {account: on}\nslurm:\n  <<: [*a]\n"
+    assert brief(validate(text)) == ["1:17 warning[yaml11-trap] slurm.account"]
+
+
+@pytest.mark.parametrize("digits", ["1" * 5000, "0x" + "f" * 4000, "1_" * 3000 + "1"])
+def test_huge_integers_stay_text(validate: Validate, digits: str) -> None:
+    assert resolve(digits) == digits
+    diags = validate(f"slurm:\n  nodes: {digits}\nmodel:\n  n: {digits}\n")
+    assert brief(diags) == ["2:10 error[wrong-type] slurm.nodes"]
