@@ -108,6 +108,7 @@ def validate_loaded(
     environment.check_recipe_secrets(
         data, sink, Severity.WARNING if purpose == "validate" else Severity.ERROR
     )
+    environment.check_comment_secrets(loaded.text, sink)
     _report_traps(traps, sink)
     document = None
     if not any(d.is_error for d in sink.items):

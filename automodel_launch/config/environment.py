@@ -6,16 +6,43 @@ host is a host check (:mod:`automodel_launch.checks`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+import re
+from collections.abc import Iterator
+from typing import Any, get_args
 
+from automodel_launch import secrets
 from automodel_launch.config.document import LAUNCHER_SECTIONS
-from automodel_launch.diagnostics import Collector, Loc, Severity
+from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.config.types import SecretReference
+from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, Severity
 from automodel_launch.loading import env
 
 SHELL_TEXT_FIELDS = frozenset({"setup"})
 """Fields that are shell text, where ``$VAR`` and ``$(...)`` are meant for the shell."""
-CREDENTIAL_FIELDS = {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+
+
+def _credential_fields() -> dict[str, str]:
+    """Every ``SecretReference`` field of the launcher models and the variable it is
+    exported as: the reference its description shows (``${HF_TOKEN}``)."""
+    found: dict[str, str] = {}
+    for model in (SlurmConfig, SkyPilotConfig):
+        for name, info in model.model_fields.items():
+            if not _is_secret_reference(info.annotation):
+                continue
+            shown = _SHOWN_REFERENCE.search(info.description or "")
+            found.setdefault(name, shown.group(1) if shown else name.upper())
+    return found
+
+
+def _is_secret_reference(annotation: Any) -> bool:
+    if annotation is SecretReference:
+        return True
+    return any(arg is SecretReference for arg in get_args(annotation))
+
+
+_SHOWN_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+CREDENTIAL_FIELDS = _credential_fields()
 """Credential fields and the variable each one is exported as."""
 SECRET_FIELDS = frozenset(CREDENTIAL_FIELDS)
 
@@ -45,30 +72,35 @@ def is_sensitive(loc: Loc, text: str) -> bool:
     if env.is_reference_only(text):
         return False
     named = loc[1] in SECRET_FIELDS or (
-        len(loc) > 2 and loc[1] == "env_vars" and env.is_secret_name(str(loc[2]))
+        len(loc) > 2 and loc[1] == "env_vars" and secrets.is_secret_name(str(loc[2]))
     )
-    return named or env.looks_like_secret_value(text)
+    return named or secrets.looks_like_token(text)
 
 
-def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> Callable[[str], str]:
-    """A function that removes this file's credential values from any text."""
+def is_recipe_secret(loc: Loc, value: Any) -> bool:
+    """A literal (not a ``${VAR}``) under a secret-named recipe key (``api_key: ...``)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return False
+    key = loc[-1]
+    return (
+        isinstance(key, str)
+        and secrets.is_secret_key(key)
+        and not env.is_reference_only(str(value))
+    )
+
+
+def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> secrets.Redactor:
+    """Removes this file's credential values from any text (see :mod:`secrets`)."""
     values: set[str] = set()
-    for section in ("slurm", "skypilot"):
-        raw = data.get(section)
-        if not isinstance(raw, dict):
+    for section, raw in data.items():
+        if not isinstance(raw, (dict, list)):
             continue
+        launcher = section in LAUNCHER_SECTIONS
         for loc, value in scalars(raw, (section,)):
             text = str(value)
-            if is_sensitive(loc, text):
-                values.update(v for v in (text, plain.get(loc)) if v and len(v) >= 3)
-    ordered = sorted(values, key=len, reverse=True)
-
-    def hide(message: str) -> str:
-        for value in ordered:
-            message = message.replace(value, "***")
-        return env.redact_secret_values(message)
-
-    return hide
+            if is_sensitive(loc, text) if launcher else is_recipe_secret(loc, value):
+                values.update(v for v in (text, plain.get(loc)) if v)
+    return secrets.Redactor(values)
 
 
 def check_references(section: str, raw: dict[str, Any], sink: Collector) -> None:
@@ -113,7 +145,17 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
             value = str(value)
         if not isinstance(value, str) or env.is_reference_only(value):
             continue
-        if env.is_secret_name(str(name)) or env.looks_like_secret_value(value):
+        if secrets.looks_like_token(str(name)):
+            sink.add(
+                "secret-in-plain-text",
+                (section, "env_vars", name),
+                "this variable name looks like a credential",
+                "the name is written into the job: move the credential into a variable's "
+                "value, as ${NAME}",
+                at_key=True,
+            )
+            continue
+        if secrets.is_secret_name(str(name)) or secrets.looks_like_token(value):
             sink.add(
                 "secret-in-plain-text",
                 (section, "env_vars", name),
@@ -123,7 +165,7 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
     for loc, text in strings(raw, (section,)):
         if loc[1] in SECRET_FIELDS or loc[1] == "env_vars":
             continue
-        if env.looks_like_secret_value(text):
+        if secrets.looks_like_token(text):
             sink.add(
                 "secret-in-plain-text",
                 loc,
@@ -133,18 +175,85 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
 
 
 def check_recipe_secrets(data: dict[str, Any], sink: Collector, severity: Severity) -> None:
-    """Token-shaped values in recipe sections: the job config would carry them to the job."""
+    """Credentials in recipe sections: the job config would carry them to the job.
+
+    A token-shaped key or value, and a literal under a secret-named key
+    (``password: hunter2``). ``severity``: a warning to validate, an error to render.
+    """
+    carried = "the job config would carry it into the job directory"
     for name, section in data.items():
         if name in LAUNCHER_SECTIONS:
             continue
-        for loc, text in strings(section, (name,)):
-            if env.looks_like_secret_value(text):
+        for loc in _keys(section, (name,)):
+            if secrets.looks_like_token(str(loc[-1])):
                 sink.add(
                     "secret-in-recipe",
                     loc,
-                    "this value looks like a credential; the job config would carry it into "
-                    "the job directory",
+                    f"this key looks like a credential; {carried}",
+                    "keep credentials out of the file: reference them as ${NAME}",
+                    at_key=True,
+                    severity=severity,
+                )
+        for loc, value in scalars(section, (name,)):
+            if isinstance(value, str) and secrets.looks_like_token(value):
+                sink.add(
+                    "secret-in-recipe",
+                    loc,
+                    f"this value looks like a credential; {carried}",
                     "reference it as ${NAME} (AutoModel resolves it on the nodes) and set NAME "
                     "where the job runs",
                     severity=severity,
                 )
+            elif is_recipe_secret(loc, value):
+                variable = _variable_for(loc)
+                sink.add(
+                    "secret-in-recipe",
+                    loc,
+                    f"'{loc[-1]}' holds a credential written into the file; {carried}",
+                    f"write {loc[-1]}: ${{{variable}}} (AutoModel resolves it on the nodes) and "
+                    f"set {variable} where the job runs",
+                    severity=severity,
+                )
+
+
+def _keys(value: Any, loc: Loc) -> Iterator[Loc]:
+    """The loc of every mapping key below ``loc``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield (*loc, key)
+            yield from _keys(item, (*loc, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _keys(item, (*loc, index))
+
+
+def _variable_for(loc: Loc) -> str:
+    """``("wandb", "api_key")`` -> ``WANDB_API_KEY``."""
+    words = [str(p) for p in loc if isinstance(p, str)][-2:]
+    name = re.sub(r"[^A-Za-z0-9]+", "_", "_".join(words)).strip("_").upper()
+    return name if name and not name[0].isdigit() else f"SECRET_{name}"
+
+
+_COMMENT = re.compile(r"(?:^|(?<=\s))#")
+
+
+def check_comment_secrets(text: str, sink: Collector) -> None:
+    """Comments holding a credential: the job config keeps the recipe's comments, so
+    they are redacted there; say so, and where."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not secrets.looks_like_token(line):
+            continue
+        for found in _COMMENT.finditer(line):
+            if secrets.looks_like_token(line[found.start() :]):
+                sink.items.append(
+                    Diagnostic(
+                        CODES["secret-in-comment"][0],
+                        "secret-in-comment",
+                        "",
+                        number,
+                        found.start() + 1,
+                        "this comment holds a credential; it is redacted in the job config",
+                        "delete it from the file (and revoke it if the file was shared)",
+                    )
+                )
+                break

@@ -278,8 +278,8 @@ def test_valid_job_names(validate: Validate, value: str) -> None:
         ('"a*"', "'a*'"),
         ('"a?"', "'a?'"),
         ('"a#b"', "'a#b'"),
-        ('"a\\tb"', "'a\tb'"),
-        ('"a\\nb"', "'a\nb'"),
+        ('"a\\tb"', "'a\\tb'"),  # control characters are shown escaped
+        ('"a\\nb"', "'a\\nb'"),
         ('"-x"', "'-x'"),
         ('".x"', "'.x'"),
         ('""', "''"),
