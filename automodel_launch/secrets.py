@@ -89,9 +89,7 @@ _URL_PASSWORD = re.compile(r"://[^:/?#\[\]@\s]+:(?P<secret>(?!\$\{)[^:/?#\[\]@\s
 
 def looks_like_token(text: str) -> bool:
     """The text holds something shaped like a token, key or password in a URL."""
-    return bool(
-        _TOKEN.search(text) or _ASSIGNED.search(text) or _URL_PASSWORD.search(text)
-    )
+    return bool(_TOKEN.search(text) or _ASSIGNED.search(text) or _URL_PASSWORD.search(text))
 
 
 def redact_tokens(text: str) -> str:
@@ -128,7 +126,7 @@ class Redactor:
 LONG_WORD = 120
 LONG_TEXT = 600
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_WORD = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
+_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
 
 
 def escape_controls(text: str) -> str:

@@ -49,6 +49,7 @@ def command(
     from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.jobdir import JobDirError
     from automodel_launch.prepare import EntryChoice, prepare
+    from automodel_launch.secrets import display
 
     settings = load_settings(check_paths=check_paths)
     choice = EntryChoice(entry, recipe_command, domain)
@@ -61,7 +62,7 @@ def command(
             nproc_per_node=nproc_per_node or local_gpu_count(),
         )
     except (JobDirError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)
     if job_dir is None:
@@ -72,6 +73,6 @@ def command(
     try:
         write_job_dir(job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"wrote {job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from automodel_launch.cli.render import EntryOption
 from automodel_launch.submit import Submitted
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
 
 
 def command(
@@ -41,6 +44,7 @@ def command(
     from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.prepare import EntryChoice, prepare
+    from automodel_launch.secrets import display
     from automodel_launch.submit import SubmitError
 
     settings = load_settings(check_paths=check_paths, check_env=True)
@@ -54,22 +58,22 @@ def command(
             submitting=True,
         )
     except (JobDirError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)
     assert prepared.document is not None and prepared.job_dir is not None
     try:
         write_job_dir(prepared.job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     try:
         submitted = _hand_over(
-            prepared.document.launcher, prepared.job_dir, prepared.files, dict(os.environ), dry_run
+            prepared.document, prepared.job_dir, prepared.files, dict(os.environ), dry_run
         )
     except (SubmitError, OSError) as exc:
         remove_job_dir(prepared.job_dir)
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     if dry_run:
         remove_job_dir(prepared.job_dir)
@@ -77,8 +81,13 @@ def command(
 
 
 def _hand_over(
-    launcher: str, job_dir: Path, files: dict[str, str], environ: dict[str, str], dry_run: bool
+    document: LaunchDocument,
+    job_dir: Path,
+    files: dict[str, str],
+    environ: dict[str, str],
+    dry_run: bool,
 ) -> Submitted:
+    launcher = document.launcher
     if launcher == "slurm":
         from automodel_launch.submit.slurm import submit_slurm
 
@@ -86,10 +95,13 @@ def _hand_over(
     if launcher == "skypilot":
         from ruamel.yaml import YAML
 
+        from automodel_launch.render.skypilot import secret_values
         from automodel_launch.submit.skypilot import submit_skypilot
 
+        assert document.skypilot is not None
         task = YAML(typ="safe").load(files["task.yaml"])
-        return submit_skypilot(task, job_dir, environ, dry_run=dry_run)
+        values = secret_values(document.skypilot, environ)
+        return submit_skypilot(task, job_dir, values, dry_run=dry_run)
     from automodel_launch.submit.local import run_local
 
     if dry_run:

@@ -32,6 +32,7 @@ RUNTIME_NAMES = frozenset(
 )  # fmt: skip
 """Variables the job itself defines: never 'unset' at validate time."""
 
+
 @dataclass(frozen=True)
 class Reference:
     name: str
