@@ -162,3 +162,11 @@ def test_host_checks_run_only_on_a_valid_document() -> None:
     assert loaded is not None
     report = validate_loaded(loaded, Settings(check_paths=True, check_env=True))
     assert brief(report.diagnostics) == ["2:10 error[out-of-range] slurm.nodes"]
+
+
+def test_a_missing_path_never_shows_a_secret_variable(tmp_path: Path) -> None:
+    text = "slurm:\n  extra_mounts:\n    - ${ROOT}/${DB_PASSWORD}:/data\n"
+    diags = host(text, {"ROOT": str(tmp_path), "DB_PASSWORD": "hunter22"}, env=False)
+    assert [d.message for d in diags] == [
+        f"{tmp_path}/${{DB_PASSWORD}} does not exist on this host"
+    ]

@@ -90,7 +90,9 @@ def split_environment(
 
 def secret_values(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> dict[str, str]:
     """The value of each secret the task names, resolved from ``environ`` (unset ones left out)."""
-    return {name: value for name, value, is_secret in _resolved(cfg, environ) if is_secret}
+    return {
+        name: value for name, value, is_secret in _resolved(cfg, environ) if is_secret and value
+    }
 
 
 def _resolved(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> list[tuple[str, str, bool]]:
