@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from automodel_launch.secrets import display
+from automodel_launch.secrets import display, redact_tokens
 
 Loc = tuple[str | int, ...]
 
@@ -275,5 +275,5 @@ def _describe_input(value: Any) -> str:
         return "null"
     if isinstance(value, (dict, list)):
         return "a mapping" if isinstance(value, dict) else "a list"
-    text = repr(value) if isinstance(value, str) else str(value)
+    text = redact_tokens(repr(value) if isinstance(value, str) else str(value))
     return text if len(text) <= 40 else text[:37] + "..."

@@ -75,7 +75,10 @@ _SHAPES = (
     r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
     r"nvapi-[A-Za-z0-9_-]{20,}",  # NVIDIA NGC
     r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+\.?[A-Za-z0-9_.+/=-]*",  # JWT
-    r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d",  # PEM, PuTTY
+    # PEM: the whole block when it ends within reach, else the rest of the line
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*"
+    r"PRIVATE KEY(?: BLOCK)?-----|[^\n]*)",
+    r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d",
 )
 _TOKEN = re.compile("|".join(_SHAPES))
 _ASSIGNED = re.compile(
