@@ -125,6 +125,7 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "a token-shaped value in a recipe section (an error when rendering a job)",
     ),
+    "control-character": (Severity.ERROR, "a terminal escape or other control character"),
     "secret-in-comment": (
         Severity.WARNING,
         "a comment holds a token (redacted in the job config)",

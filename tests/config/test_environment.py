@@ -427,3 +427,22 @@ def test_a_recipe_credential_stops_a_render() -> None:
     report = validate_loaded(loaded, offline_settings(), purpose="render")
     assert brief(report.diagnostics) == ["2:13 error[secret-in-recipe] wandb.password"]
     assert report.document is None
+
+
+@LAUNCHERS
+@pytest.mark.parametrize(("escaped", "shown"), [("\\e]0;x\\a", "\\x1b"), ("a\\u202eb", "\\u202e")])
+def test_a_terminal_escape_in_a_launcher_value_is_an_error(
+    validate: Validate, launcher: str, escaped: str, shown: str
+) -> None:
+    diags = validate(env_section(launcher, f'A: "{escaped}"'))
+    assert brief(diags) == [
+        f"{line_of_env(launcher)}:8 error[control-character] {launcher}.env_vars.A"
+    ]
+    assert diags[0].message == (
+        f"this value holds the control character '{shown}', which the script (and a terminal "
+        "printing it) would receive raw"
+    )
+
+
+def test_tabs_and_newlines_stay_allowed(validate: Validate) -> None:
+    assert validate('slurm:\n  env_vars:\n    A: "a\\tb\\nc"\n') == []
