@@ -10,7 +10,8 @@ command-line messages. Standard library only: it runs on every ``validate``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 MASK = "***"
 
@@ -42,6 +43,7 @@ def is_secret_name(name: str) -> bool:
     return bool(set(upper.split("_")) & _ENV_SECRET_WORDS) or upper.endswith(_ENV_SECRET_ENDINGS)
 
 
+@lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """A recipe key that names a credential (``api_key``, ``password``, ``hf_token``, ``token``).
 
@@ -90,9 +92,34 @@ _URL_PASSWORD = re.compile(r"://[^:/?#\[\]@\s]+:(?P<secret>(?!\$\{)[^:/?#\[\]@\s
 """``scheme://user:password@host``."""
 
 
+_LITERALS = (
+    "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glft-",
+    "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
+    "A3T", "ABIA", "ACCA", "AKIA", "ASIA", "AIza", "hooks.slack.com", "sk-", "nvapi-", "eyJ",
+    "PRIVATE KEY", "PuTTY-User-Key-File-",
+)  # fmt: skip
+"""A literal every shape of :data:`_TOKEN` holds (Slack's case-blind prefix aside): a
+text holding none skips the regular expressions, which is most of a recipe."""
+
+
 def looks_like_token(text: str) -> bool:
     """The text holds something shaped like a token, key or password in a URL."""
-    return bool(_TOKEN.search(text) or _ASSIGNED.search(text) or _URL_PASSWORD.search(text))
+    return _short_looks_like_token(text) if len(text) <= 200 else _looks_like_token(text)
+
+
+@lru_cache(maxsize=16384)
+def _short_looks_like_token(text: str) -> bool:
+    """Recipes repeat their keys and short values from file to file: asked once each."""
+    return _looks_like_token(text)
+
+
+def _looks_like_token(text: str) -> bool:
+    hinted = any(literal in text for literal in _LITERALS) or "xox" in text.lower()
+    if hinted and _TOKEN.search(text):
+        return True
+    if len(text) >= 40 and _ASSIGNED.search(text):
+        return True
+    return "://" in text and "@" in text and _URL_PASSWORD.search(text) is not None
 
 
 def redact_tokens(text: str) -> str:
@@ -114,10 +141,20 @@ def _mask_group(match: re.Match[str]) -> str:
 
 class Redactor:
     """Removes known secret values (longest first, so a value that contains another
-    goes whole), then every token shape."""
+    goes whole), then every token shape. ``values`` may be a function giving them,
+    called on first use."""
 
-    def __init__(self, values: Iterable[str] = ()) -> None:
-        self.values = tuple(sorted({v for v in values if len(v) >= 3}, key=len, reverse=True))
+    def __init__(self, values: Iterable[str] | Callable[[], Iterable[str]] = ()) -> None:
+        self._source = values
+        self._values: tuple[str, ...] | None = None
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        if self._values is None:
+            source = self._source() if callable(self._source) else self._source
+            known = {v for v in source if len(v) >= 3}
+            self._values = tuple(sorted(known, key=len, reverse=True))
+        return self._values
 
     def __call__(self, text: str) -> str:
         for value in self.values:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 from automodel_launch import secrets
 from automodel_launch.config.document import LAUNCHER_SECTIONS
@@ -77,11 +78,10 @@ def is_sensitive(loc: Loc, text: str) -> bool:
     return named or secrets.looks_like_token(text)
 
 
-def is_recipe_secret(loc: Loc, value: Any) -> bool:
+def is_recipe_secret(key: Any, value: Any) -> bool:
     """A literal (not a ``${VAR}``) under a secret-named recipe key (``api_key: ...``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return False
-    key = loc[-1]
     return (
         isinstance(key, str)
         and secrets.is_secret_key(key)
@@ -89,17 +89,61 @@ def is_recipe_secret(loc: Loc, value: Any) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class RecipeCredential:
+    loc: Loc
+    kind: Literal["key", "value", "named"]
+    """A token-shaped key, a token-shaped value, a literal under a secret-named key."""
+    value: Any = None
+
+
+def recipe_credentials(data: dict[str, Any]) -> list[RecipeCredential]:
+    """Every credential in the recipe sections, in one walk over keys and values."""
+    found: list[RecipeCredential] = []
+
+    def walk(value: Any, loc: Loc) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = (*loc, key)
+                if secrets.looks_like_token(str(key)):
+                    found.append(RecipeCredential(where, "key"))
+                if isinstance(item, (dict, list)):
+                    walk(item, where)
+                elif isinstance(item, str) and secrets.looks_like_token(item):
+                    found.append(RecipeCredential(where, "value", item))
+                elif is_recipe_secret(key, item):
+                    found.append(RecipeCredential(where, "named", item))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, (dict, list)):
+                    walk(item, (*loc, index))
+                elif isinstance(item, str) and secrets.looks_like_token(item):
+                    found.append(RecipeCredential((*loc, index), "value", item))
+
+    for name, section in data.items():
+        if name not in LAUNCHER_SECTIONS:
+            walk({name: section}, ())
+    return found
+
+
 def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> secrets.Redactor:
-    """Removes this file's credential values from any text (see :mod:`secrets`)."""
-    values: set[str] = set()
-    for section, raw in data.items():
-        if not isinstance(raw, (dict, list)):
-            continue
-        launcher = section in LAUNCHER_SECTIONS
-        for loc, value in scalars(raw, (section,)):
-            text = str(value)
-            if is_sensitive(loc, text) if launcher else is_recipe_secret(loc, value):
-                values.update(v for v in (text, plain.get(loc)) if v)
+    """Removes this file's credential values from any text (see :mod:`secrets`); the
+    values are gathered on first use, as most files never report anything."""
+
+    def values() -> Iterator[str]:
+        for section in LAUNCHER_SECTIONS:
+            raw = data.get(section)
+            if not isinstance(raw, (dict, list)):
+                continue
+            for loc, value in scalars(raw, (section,)):
+                text = str(value)
+                if is_sensitive(loc, text):
+                    yield from (v for v in (text, plain.get(loc)) if v)
+        for credential in recipe_credentials(data):
+            if credential.kind != "key":
+                text = str(credential.value)
+                yield from (v for v in (text, plain.get(credential.loc)) if v)
+
     return secrets.Redactor(values)
 
 
@@ -200,50 +244,36 @@ def check_recipe_secrets(data: dict[str, Any], sink: Collector, severity: Severi
     (``password: hunter2``). ``severity``: a warning to validate, an error to render.
     """
     carried = "the job config would carry it into the job directory"
-    for name, section in data.items():
-        if name in LAUNCHER_SECTIONS:
-            continue
-        for loc in _keys(section, (name,)):
-            if secrets.looks_like_token(str(loc[-1])):
-                sink.add(
-                    "secret-in-recipe",
-                    loc,
-                    f"this key looks like a credential; {carried}",
-                    "keep credentials out of the file: reference them as ${NAME}",
-                    at_key=True,
-                    severity=severity,
-                )
-        for loc, value in scalars(section, (name,)):
-            if isinstance(value, str) and secrets.looks_like_token(value):
-                sink.add(
-                    "secret-in-recipe",
-                    loc,
-                    f"this value looks like a credential; {carried}",
-                    "reference it as ${NAME} (AutoModel resolves it on the nodes) and set NAME "
-                    "where the job runs",
-                    severity=severity,
-                )
-            elif is_recipe_secret(loc, value):
-                variable = _variable_for(loc)
-                sink.add(
-                    "secret-in-recipe",
-                    loc,
-                    f"'{loc[-1]}' holds a credential written into the file; {carried}",
-                    f"write {loc[-1]}: ${{{variable}}} (AutoModel resolves it on the nodes) and "
-                    f"set {variable} where the job runs",
-                    severity=severity,
-                )
-
-
-def _keys(value: Any, loc: Loc) -> Iterator[Loc]:
-    """The loc of every mapping key below ``loc``."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield (*loc, key)
-            yield from _keys(item, (*loc, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _keys(item, (*loc, index))
+    for credential in recipe_credentials(data):
+        loc = credential.loc
+        if credential.kind == "key":
+            sink.add(
+                "secret-in-recipe",
+                loc,
+                f"this key looks like a credential; {carried}",
+                "keep credentials out of the file: reference them as ${NAME}",
+                at_key=True,
+                severity=severity,
+            )
+        elif credential.kind == "value":
+            sink.add(
+                "secret-in-recipe",
+                loc,
+                f"this value looks like a credential; {carried}",
+                "reference it as ${NAME} (AutoModel resolves it on the nodes) and set NAME "
+                "where the job runs",
+                severity=severity,
+            )
+        else:
+            variable = _variable_for(loc)
+            sink.add(
+                "secret-in-recipe",
+                loc,
+                f"'{loc[-1]}' holds a credential written into the file; {carried}",
+                f"write {loc[-1]}: ${{{variable}}} (AutoModel resolves it on the nodes) and "
+                f"set {variable} where the job runs",
+                severity=severity,
+            )
 
 
 def _variable_for(loc: Loc) -> str:
@@ -259,8 +289,10 @@ _COMMENT = re.compile(r"(?:^|(?<=\s))#")
 def check_comment_secrets(text: str, sink: Collector) -> None:
     """Comments holding a credential: the job config keeps the recipe's comments, so
     they are redacted there; say so, and where."""
+    if "#" not in text:
+        return
     for number, line in enumerate(text.splitlines(), start=1):
-        if not secrets.looks_like_token(line):
+        if "#" not in line or not secrets.looks_like_token(line):
             continue
         for found in _COMMENT.finditer(line):
             if secrets.looks_like_token(line[found.start() :]):
