@@ -303,7 +303,8 @@ def check_comment_secrets(text: str, sink: Collector) -> None:
                         "",
                         number,
                         found.start() + 1,
-                        "this comment holds a credential; it is redacted in the job config",
+                        "this comment holds a credential; the job config never carries it "
+                        "(redacted)",
                         "delete it from the file (and revoke it if the file was shared)",
                     )
                 )

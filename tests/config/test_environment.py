@@ -414,7 +414,9 @@ def test_a_comment_holding_a_token_is_a_warning_that_says_where(validate: Valida
         "2:12 warning[secret-in-comment] ",
         "3:1 warning[secret-in-comment] ",
     ]
-    assert diags[0].message == "this comment holds a credential; it is redacted in the job config"
+    assert diags[0].message == (
+        "this comment holds a credential; the job config never carries it (redacted)"
+    )
 
 
 def test_a_recipe_credential_stops_a_render() -> None:
