@@ -82,10 +82,19 @@ def is_recipe_secret(key: Any, value: Any) -> bool:
     """A literal (not a ``${VAR}``) under a secret-named recipe key (``api_key: ...``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return False
+    return isinstance(key, str) and secrets.is_secret_key(key) and not _only_a_reference(str(value))
+
+
+def _only_a_reference(text: str) -> bool:
+    """``${NAME}``, or ``${NAME,default}`` with an empty or null default: nothing literal."""
+    if env.is_reference_only(text):
+        return True
+    text = text.strip()
+    refs = env.scan(text).references
     return (
-        isinstance(key, str)
-        and secrets.is_secret_key(key)
-        and not env.is_reference_only(str(value))
+        len(refs) == 1
+        and (refs[0].start, refs[0].end) == (0, len(text))
+        and (refs[0].default or "").strip() in ("", "null", "None", "~")
     )
 
 

@@ -384,7 +384,8 @@ def test_a_literal_under_a_secret_named_recipe_key_is_a_warning_when_validating(
 
 @pytest.mark.parametrize(
     "entry",
-    ["api_key: ${WANDB_API_KEY}", "password: ''", "use_auth_token: true", "pad_token: '<pad>'",
+    ["api_key: ${WANDB_API_KEY}", "token: ${oc.env:HF_TOKEN,null}", "password: ${DB_PW,}",
+     "password: ''", "use_auth_token: true", "pad_token: '<pad>'",
      "eos_token_id: 2", "key: value", "tokenizer: x", "api_key: null"],
 )  # fmt: skip
 def test_recipe_entries_that_are_not_credentials(validate: Validate, entry: str) -> None:
@@ -417,6 +418,12 @@ def test_a_comment_holding_a_token_is_a_warning_that_says_where(validate: Valida
     assert diags[0].message == (
         "this comment holds a credential; the job config never carries it (redacted)"
     )
+
+
+def test_a_literal_default_of_a_reference_is_a_literal(validate: Validate) -> None:
+    assert brief(validate("db:\n  password: ${DB_PW,hunter2}\n")) == [
+        "2:13 warning[secret-in-recipe] db.password"
+    ]
 
 
 def test_a_recipe_credential_stops_a_render() -> None:
