@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from automodel_launch import checks
-from automodel_launch.config import environment
+from automodel_launch.config import environment, recipe_secrets
 from automodel_launch.config.document import (
     LAUNCHER_SECTIONS,
     LAUNCHERS,
@@ -105,10 +105,10 @@ def validate_loaded(
             environment.check_references(name, data[name], sink)
             environment.check_secrets(name, data[name], sink)
     _run_rules(data, sections, sink, settings)
-    environment.check_recipe_secrets(
+    recipe_secrets.check_recipe_secrets(
         data, sink, Severity.WARNING if purpose == "validate" else Severity.ERROR
     )
-    environment.check_comment_secrets(loaded.text, sink)
+    recipe_secrets.check_comment_secrets(loaded.text, sink)
     _report_traps(traps, sink)
     document = None
     if not any(d.is_error for d in sink.items):
