@@ -82,7 +82,14 @@ _SHAPES = (
     r"PRIVATE KEY(?: BLOCK)?-----|[^\n]*)",
     r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d",
 )
-_TOKEN = re.compile("|".join(_SHAPES))
+
+
+@lru_cache(maxsize=1)
+def _token() -> re.Pattern[str]:
+    """Every shape as one pattern, compiled on first use (most runs never need it)."""
+    return re.compile("|".join(_SHAPES))
+
+
 _ASSIGNED = re.compile(
     r"(?i)(?:key|token|secret|passw(?:or)?d)[\w.-]*[\"']?\s*[:=]\s*[\"']?"
     r"(?P<secret>[0-9a-f]{40})(?![0-9a-f])"
@@ -98,7 +105,7 @@ _LITERALS = (
     "A3T", "ABIA", "ACCA", "AKIA", "ASIA", "AIza", "hooks.slack.com", "sk-", "nvapi-", "eyJ",
     "PRIVATE KEY", "PuTTY-User-Key-File-",
 )  # fmt: skip
-"""A literal every shape of :data:`_TOKEN` holds (Slack's case-blind prefix aside): a
+"""A literal every shape of :data:`_SHAPES` holds (Slack's case-blind prefix aside): a
 text holding none skips the regular expressions, which is most of a recipe."""
 
 
@@ -115,7 +122,7 @@ def _short_looks_like_token(text: str) -> bool:
 
 def _looks_like_token(text: str) -> bool:
     hinted = any(literal in text for literal in _LITERALS) or "xox" in text.lower()
-    if hinted and _TOKEN.search(text):
+    if hinted and _token().search(text):
         return True
     if len(text) >= 40 and _ASSIGNED.search(text):
         return True
@@ -126,7 +133,7 @@ def redact_tokens(text: str) -> str:
     """Every token-shaped part of ``text`` replaced with ``***``."""
     if not looks_like_token(text):
         return text
-    text = _TOKEN.sub(MASK, text)
+    text = _token().sub(MASK, text)
     for pattern in (_ASSIGNED, _URL_PASSWORD):
         text = pattern.sub(_mask_group, text)
     return text
