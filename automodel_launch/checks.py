@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automodel_launch import secrets
 from automodel_launch.config.environment import SHELL_TEXT_FIELDS, strings
 from automodel_launch.diagnostics import Collector, Loc, Severity
 from automodel_launch.loading import env
@@ -56,10 +57,20 @@ def _check_slurm_paths(
         sink.add(
             "path-missing",
             loc,
-            f"{path} does not exist on this host",
+            f"{_shown(text, environ)} does not exist on this host",
             "create it, fix the path, or pass --no-check-paths when this host is not a "
             "cluster node",
         )
+
+
+def _shown(text: str, environ: Mapping[str, str]) -> str:
+    """The path with its references resolved, except secret-named ones (kept as written)."""
+    visible = {
+        ref.name: f"${{{ref.name}}}" if secrets.is_secret_name(ref.name) else environ[ref.name]
+        for ref in env.scan(text).references
+        if ref.name in environ
+    }
+    return env.expand(text, visible)[0]
 
 
 def _is_image_path(image: str) -> bool:

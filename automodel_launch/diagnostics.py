@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from automodel_launch.secrets import display, redact_tokens
+
 Loc = tuple[str | int, ...]
 
 
@@ -23,7 +25,11 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding, located in a file: 1-based line and column, dotted path."""
+    """One finding, located in a file: 1-based line and column, dotted path.
+
+    Message, hint and path quote the config, so every diagnostic is cleaned where it is
+    made, whoever makes it: no token, no control character, no megabyte value.
+    """
 
     severity: Severity
     code: str
@@ -32,6 +38,12 @@ class Diagnostic:
     column: int
     message: str
     hint: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", display(self.path))
+        object.__setattr__(self, "message", display(self.message))
+        if self.hint is not None:
+            object.__setattr__(self, "hint", display(self.hint))
 
     @property
     def is_error(self) -> bool:
@@ -117,6 +129,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "a token-shaped value in a recipe section (an error when rendering a job)",
     ),
+    "control-character": (Severity.ERROR, "a terminal escape or other control character"),
+    "secret-in-comment": (
+        Severity.WARNING,
+        "a comment holds a token (redacted in the job config)",
+    ),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
 }
@@ -134,7 +151,8 @@ class Collector:
     values: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
     items: list[Diagnostic] = field(default_factory=list)
     hide: Callable[[str], str] = str
-    """Applied to every message and hint: removes credential values (see environment.py)."""
+    """Applied to every message, hint and path: removes this file's credential values
+    (a :class:`automodel_launch.secrets.Redactor`)."""
 
     def add(
         self,
@@ -151,7 +169,7 @@ class Collector:
             Diagnostic(
                 severity=severity or CODES[code][0],
                 code=code,
-                path=dotted(loc),
+                path=self.hide(dotted(loc)),
                 line=line,
                 column=column,
                 message=self.hide(message),
@@ -262,5 +280,5 @@ def _describe_input(value: Any) -> str:
         return "null"
     if isinstance(value, (dict, list)):
         return "a mapping" if isinstance(value, dict) else "a list"
-    text = repr(value) if isinstance(value, str) else str(value)
+    text = redact_tokens(repr(value) if isinstance(value, str) else str(value))
     return text if len(text) <= 40 else text[:37] + "..."

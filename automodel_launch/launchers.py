@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 class Handover:
     """A written job directory, ready to be handed to its launcher."""
 
+    document: LaunchDocument
     job_dir: Path
     files: Mapping[str, str]
     environ: Mapping[str, str]

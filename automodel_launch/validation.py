@@ -46,7 +46,15 @@ def validate_loaded(
     sink = loaded.collector()
     data = _env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
-    ctx = Context(data, sink, settings, purpose, traps=find_traps(loaded), tags=loaded.tags)
+    ctx = Context(
+        data,
+        sink,
+        settings,
+        purpose,
+        traps=find_traps(loaded),
+        tags=loaded.tags,
+        text=loaded.text,
+    )
     run_rules(ctx)
     fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}
     fields["recipe"] = data.get("recipe")

@@ -192,3 +192,11 @@ def test_host_checks_skip_fields_that_failed(tmp_path: Path) -> None:
     assert loaded is not None
     report = validate_loaded(loaded, Settings(check_env=False))
     assert {d.code for d in report.diagnostics} == {"invalid-mount"}
+
+
+def test_a_missing_path_never_shows_a_secret_variable(tmp_path: Path) -> None:
+    text = "slurm:\n  extra_mounts:\n    - ${ROOT}/${DB_PASSWORD}:/data\n"
+    diags = host(text, {"ROOT": str(tmp_path), "DB_PASSWORD": "hunter22"}, env=False)
+    assert [d.message for d in diags] == [
+        f"{tmp_path}/${{DB_PASSWORD}} does not exist on this host"
+    ]

@@ -61,6 +61,7 @@ def test_reporters_read_results_not_the_validator(path: Path) -> None:
         "automodel_launch.diagnostics",
         "automodel_launch.results",
         "automodel_launch.report",
+        "automodel_launch.secrets",
     )
     allowed += ("automodel_launch.settings.OutputFormat",)
     extra = [
@@ -77,8 +78,9 @@ def test_renderers_start_nothing(path: Path) -> None:
     assert crosses(path, forbidden) == []
 
 
-def test_env_references_import_nothing_of_the_project() -> None:
-    assert project_imports(PACKAGE / "loading" / "env.py") == set()
+@pytest.mark.parametrize("module", ["loading/env.py", "secrets.py", "interrupts.py"])
+def test_bottom_modules_import_nothing_of_the_project(module: str) -> None:
+    assert project_imports(PACKAGE / module) == set()
 
 
 @pytest.mark.parametrize("path", modules("diagnostics") + modules("results"), ids=str)

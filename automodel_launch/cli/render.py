@@ -57,6 +57,7 @@ def command(
     from automodel_launch.jobdir import JobDirError
     from automodel_launch.prepare import EntryChoice, prepare
     from automodel_launch.render.entry import EntryError
+    from automodel_launch.secrets import display
 
     settings = load_settings(check_paths=check_paths)
     choice = EntryChoice(entry, recipe_command, domain)
@@ -69,7 +70,7 @@ def command(
             nproc_per_node=nproc_per_node or local_gpu_count(),
         )
     except (JobDirError, EntryError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)
     if job_dir is None:
@@ -81,6 +82,6 @@ def command(
     try:
         write_job_dir(prepared.job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"wrote {prepared.job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)

@@ -47,6 +47,7 @@ def command(
     from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare
     from automodel_launch.render.entry import EntryError
+    from automodel_launch.secrets import display
     from automodel_launch.submit import SubmitError
 
     settings = load_settings(check_paths=check_paths, check_env=True)
@@ -60,23 +61,23 @@ def command(
             submitting=True,
         )
     except (JobDirError, EntryError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(2) from None
     report_problems(prepared.report, settings)
     assert prepared.document is not None and prepared.job_dir is not None
     try:
         written = write_job_dir(prepared.job_dir, prepared.files)
     except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     try:
         submitted = launcher_of(prepared.document).submit(
-            Handover(prepared.job_dir, prepared.files, dict(os.environ), dry_run)
+            Handover(prepared.document, prepared.job_dir, prepared.files, dict(os.environ), dry_run)
         )
     except (SubmitError, OSError) as exc:
         if not (isinstance(exc, SubmitError) and exc.started):
             remove_job_dir(written)  # refused before anything ran in it
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     if dry_run:
         remove_job_dir(written)

@@ -6,16 +6,44 @@ host is a host check (:mod:`automodel_launch.checks`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+import re
+from collections.abc import Iterator
+from typing import Any, get_args
 
+from automodel_launch import secrets
 from automodel_launch.config.document import LAUNCHER_SECTIONS
-from automodel_launch.diagnostics import Collector, Loc, Severity
+from automodel_launch.config.recipe_secrets import recipe_credentials
+from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.config.types import SecretReference
+from automodel_launch.diagnostics import Collector, Loc
 from automodel_launch.loading import env
 
 SHELL_TEXT_FIELDS = frozenset({"setup"})
 """Fields that are shell text, where ``$VAR`` and ``$(...)`` are meant for the shell."""
-CREDENTIAL_FIELDS = {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+
+
+def _credential_fields() -> dict[str, str]:
+    """Every ``SecretReference`` field of the launcher models and the variable it is
+    exported as: the reference its description shows (``${HF_TOKEN}``)."""
+    found: dict[str, str] = {}
+    for model in (SlurmConfig, SkyPilotConfig):
+        for name, info in model.model_fields.items():
+            if not _is_secret_reference(info.annotation):
+                continue
+            shown = _SHOWN_REFERENCE.search(info.description or "")
+            found.setdefault(name, shown.group(1) if shown else name.upper())
+    return found
+
+
+def _is_secret_reference(annotation: Any) -> bool:
+    if annotation is SecretReference:
+        return True
+    return any(arg is SecretReference for arg in get_args(annotation))
+
+
+_SHOWN_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+CREDENTIAL_FIELDS = _credential_fields()
 """Credential fields and the variable each one is exported as."""
 SECRET_FIELDS = frozenset(CREDENTIAL_FIELDS)
 
@@ -45,33 +73,52 @@ def is_sensitive(loc: Loc, text: str) -> bool:
     if env.is_reference_only(text):
         return False
     named = loc[1] in SECRET_FIELDS or (
-        len(loc) > 2 and loc[1] == "env_vars" and env.is_secret_name(str(loc[2]))
+        len(loc) > 2 and loc[1] == "env_vars" and secrets.is_secret_name(str(loc[2]))
     )
-    return named or env.looks_like_secret_value(text)
+    return named or secrets.looks_like_token(text)
 
 
-def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> Callable[[str], str]:
-    """A function that removes this file's credential values from any text."""
-    values: set[str] = set()
-    for section in ("slurm", "skypilot"):
-        raw = data.get(section)
-        if not isinstance(raw, dict):
-            continue
-        for loc, value in scalars(raw, (section,)):
-            text = str(value)
-            if is_sensitive(loc, text):
-                values.update(v for v in (text, plain.get(loc)) if v and len(v) >= 3)
-    ordered = sorted(values, key=len, reverse=True)
+def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> secrets.Redactor:
+    """Removes this file's credential values from any text (see :mod:`secrets`); the
+    values are gathered on first use, as most files never report anything."""
 
-    def hide(message: str) -> str:
-        for value in ordered:
-            message = message.replace(value, "***")
-        return env.redact_secret_values(message)
+    def values() -> Iterator[str]:
+        for section in LAUNCHER_SECTIONS:
+            raw = data.get(section)
+            if not isinstance(raw, (dict, list)):
+                continue
+            for loc, value in scalars(raw, (section,)):
+                text = str(value)
+                if is_sensitive(loc, text):
+                    yield from (v for v in (text, plain.get(loc)) if v)
+        for credential in recipe_credentials(data):
+            if credential.kind != "key":
+                text = str(credential.value)
+                yield from (v for v in (text, plain.get(credential.loc)) if v)
 
-    return hide
+    return secrets.Redactor(values)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters but tab and newline (ANSI/OSC escapes, bidi overrides)."""
+
+
+def check_control_characters(section: str, raw: dict[str, Any], sink: Collector) -> None:
+    """A value written into a script must not carry terminal escapes: ``render`` prints it."""
+    for loc, text in strings(raw, (section,)):
+        found = _CONTROL.search(text)
+        if found:
+            sink.add(
+                "control-character",
+                loc,
+                f"this value holds the control character {found.group()!r}, which the "
+                "script (and a terminal printing it) would receive raw",
+                "remove it; write the text it stands for",
+            )
 
 
 def check_references(section: str, raw: dict[str, Any], sink: Collector) -> None:
+    check_control_characters(section, raw, sink)
     for loc, text in strings(raw, (section,)):
         if loc[1] in SHELL_TEXT_FIELDS:
             continue
@@ -113,7 +160,17 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
             value = str(value)
         if not isinstance(value, str) or env.is_reference_only(value):
             continue
-        if env.is_secret_name(str(name)) or env.looks_like_secret_value(value):
+        if secrets.looks_like_token(str(name)):
+            sink.add(
+                "secret-in-plain-text",
+                (section, "env_vars", name),
+                "this variable name looks like a credential",
+                "the name is written into the job: move the credential into a variable's "
+                "value, as ${NAME}",
+                at_key=True,
+            )
+            continue
+        if secrets.is_secret_name(str(name)) or secrets.looks_like_token(value):
             sink.add(
                 "secret-in-plain-text",
                 (section, "env_vars", name),
@@ -123,28 +180,10 @@ def check_secrets(section: str, raw: dict[str, Any], sink: Collector) -> None:
     for loc, text in strings(raw, (section,)):
         if loc[1] in SECRET_FIELDS or loc[1] == "env_vars":
             continue
-        if env.looks_like_secret_value(text):
+        if secrets.looks_like_token(text):
             sink.add(
                 "secret-in-plain-text",
                 loc,
                 "this value looks like a credential",
                 "keep credentials out of the file: reference them as ${NAME}",
             )
-
-
-def check_recipe_secrets(data: dict[str, Any], sink: Collector, severity: Severity) -> None:
-    """Token-shaped values in recipe sections: the job config would carry them to the job."""
-    for name, section in data.items():
-        if name in LAUNCHER_SECTIONS:
-            continue
-        for loc, text in strings(section, (name,)):
-            if env.looks_like_secret_value(text):
-                sink.add(
-                    "secret-in-recipe",
-                    loc,
-                    "this value looks like a credential; the job config would carry it into "
-                    "the job directory",
-                    "reference it as ${NAME} (AutoModel resolves it on the nodes) and set NAME "
-                    "where the job runs",
-                    severity=severity,
-                )

@@ -4,7 +4,8 @@ A value is literal text except its references: ``${VAR}``, ``${VAR,default}`` an
 ``${oc.env:VAR,default}`` (the forms AutoModel accepts). A bare ``$VAR`` is *not*
 a reference (it stays literal), and neither ``$(...)`` nor backticks are ever run.
 Where a reference is resolved depends on the launcher: Slurm resolves it in the
-job's shell, SkyPilot at submit time (see :func:`expand`).
+job's shell, SkyPilot at submit time (see :func:`expand`). Imports nothing of the
+project; whether a value is a credential is :mod:`automodel_launch.secrets`.
 """
 
 from __future__ import annotations
@@ -30,15 +31,6 @@ RUNTIME_NAMES = frozenset(
     }
 )  # fmt: skip
 """Variables the job itself defines: never 'unset' at validate time."""
-
-_SECRET_WORDS = frozenset(
-    {"TOKEN", "KEY", "APIKEY", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
-     "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT"}
-)  # fmt: skip
-_SECRET_VALUE = re.compile(
-    r"hf_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}"
-    r"|xox[abp]-[A-Za-z0-9-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY"
-)
 
 
 @dataclass(frozen=True)
@@ -90,20 +82,6 @@ def is_reference_only(text: str) -> bool:
 
 def is_runtime_variable(name: str) -> bool:
     return name in RUNTIME_NAMES or name.startswith(RUNTIME_PREFIXES)
-
-
-def is_secret_name(name: str) -> bool:
-    words = set(name.upper().split("_"))
-    return bool(words & _SECRET_WORDS) or name.upper().endswith(("TOKEN", "APIKEY", "PASSWORD"))
-
-
-def looks_like_secret_value(text: str) -> bool:
-    return bool(_SECRET_VALUE.search(text))
-
-
-def redact_secret_values(text: str) -> str:
-    """Replace anything shaped like a token or key with ``***``."""
-    return _SECRET_VALUE.sub("***", text)
 
 
 def split(text: str) -> list[str | Reference]:

@@ -4,6 +4,10 @@ The default is AutoModel's own entry point, chosen by the config: a ``recipe:`` 
 means the released CLI (``-m nemo_automodel.cli.app CONFIG``, AutoModel 0.7+);
 otherwise the 2025 CLI the seed describes (``-m nemo_automodel._cli.app finetune llm
 -c CONFIG``). ``--entry`` replaces it with any module or script.
+
+Command-line values written into a job (``--entry``, ``--command``, ``--domain``, the
+job directory, the config path) are refused when they hold a credential: a script is
+no place for one, and the error tells where it goes instead.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from automodel_launch.render.shell import quote
+from automodel_launch.secrets import looks_like_token
 
 CONFIG_TOKEN = "{config}"
 JOB_CONFIG_NAME = "job_config.yaml"
@@ -36,7 +41,23 @@ def _substitute(part: str, config_word: str) -> str:
     return config_word.join(quote(p) if p else "" for p in pieces) or "''"
 
 
+class EntryError(ValueError):
+    """A command-line value that cannot go into a job: an ``--entry`` that is no command
+    line (empty, an unclosed quote), or any value holding a credential."""
+
+
+def refuse_credential(what: str, text: str) -> None:
+    """:class:`EntryError` (never quoting ``text``) when ``text`` holds a token."""
+    if looks_like_token(text):
+        raise EntryError(
+            f"{what} holds a credential, which would be written into the job; pass it "
+            "through the environment instead (env_vars: NAME: ${NAME}, set where you submit)"
+        )
+
+
 def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -> Entry:
+    refuse_credential("--command", command)
+    refuse_credential("--domain", domain)
     if recipe is not None:
         return Entry(("-m", "nemo_automodel.cli.app", CONFIG_TOKEN), ("automodel", CONFIG_TOKEN))
     return Entry(
@@ -45,12 +66,9 @@ def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -
     )
 
 
-class EntryError(ValueError):
-    """An ``--entry`` that is no command line (empty, or an unclosed quote)."""
-
-
 def custom_entry(text: str) -> Entry:
     """``"-m pkg.train --config {config}"`` or ``"train.py {config}"``."""
+    refuse_credential("--entry", text)
     try:
         argv = tuple(shlex.split(text))
     except ValueError as exc:
@@ -74,3 +92,9 @@ class JobSpec:
     """SkyPilot only: the submitting environment, for references resolved at submit time."""
     config_path: str | None = None
     """Interactive only: the config the ranks read, when no job directory is written."""
+
+    def __post_init__(self) -> None:
+        refuse_credential("the job directory", self.job_dir)
+        refuse_credential("the config path", self.source)
+        refuse_credential("the job name", self.job_name)
+        refuse_credential("the config path", self.config_path or "")

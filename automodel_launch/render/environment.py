@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from automodel_launch import secrets
 from automodel_launch.config.environment import CREDENTIAL_FIELDS
 from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
@@ -24,9 +25,9 @@ def exported_variables(cfg: SlurmConfig | SkyPilotConfig) -> list[tuple[str, Val
         if reference is not None:
             out[name] = Value(reference, True)
     for name, text in cfg.env_vars.items():
-        out[name] = Value(text, env.is_secret_name(name) or _references_secret(text))
+        out[name] = Value(text, secrets.is_secret_name(name) or _references_secret(text))
     return list(out.items())
 
 
 def _references_secret(text: str) -> bool:
-    return any(env.is_secret_name(ref.name) for ref in env.scan(text).references)
+    return any(secrets.is_secret_name(ref.name) for ref in env.scan(text).references)

@@ -4,6 +4,10 @@ Cut from the original text, so comments, formatting and every recipe value stay
 exactly as the user wrote them (AutoModel reads YAML 1.1, which a re-dump could
 change). When the cut is not faithful (a flow-style document, anchors shared with a
 launcher section), the data is dumped instead, quoted for YAML 1.1.
+
+A job config never holds a token: a key or value holding one is an error before
+anything is rendered, and a comment holding one is redacted here (validation warns
+about it as ``secret-in-comment``).
 """
 
 from __future__ import annotations
@@ -13,16 +17,18 @@ from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS, job_config
 from automodel_launch.loading import LoadedFile, load_text
+from automodel_launch.secrets import redact_tokens
 
 
 def job_config_text(loaded: LoadedFile) -> str:
     expected = job_config(loaded.data)
     text = _cut(loaded)
     if text is not None:
+        text = redact_tokens(text)
         reread = load_text(text, loaded.path).loaded
         if reread is not None and reread.data == expected:
             return text
-    return dump_yaml11(expected)
+    return redact_tokens(dump_yaml11(expected))
 
 
 def _cut(loaded: LoadedFile) -> str | None:

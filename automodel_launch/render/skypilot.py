@@ -3,19 +3,23 @@
 A task YAML that SkyPilot's own schema accepts. The VM does not have the local
 environment, so ``${VAR}`` references in ``envs`` are resolved from the submitting
 environment (``spec.environ``); credentials go under ``secrets:`` by name only, and
-their values reach SkyPilot's API at submit time, never this file. Spot tasks carry a
+their values (:func:`secret_values`) reach SkyPilot's API at submit time, never this
+file. A variable is a credential when its name or a name it references is secret,
+or when its resolved value is shaped like a token. Spot tasks carry a
 managed-job ``job_recovery`` and are launched with ``sky jobs launch``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from automodel_launch import secrets
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.loading import env
 from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
-from automodel_launch.render.environment import exported_variables
+from automodel_launch.render.environment import Value, exported_variables
 from automodel_launch.render.shell import quote
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
 
@@ -41,12 +45,12 @@ def render_task(document: LaunchDocument, spec: JobSpec) -> dict[str, Any]:
     cfg = document.skypilot
     assert cfg is not None, "render_task needs a skypilot: section"
     name = cfg.job_name or spec.job_name
-    envs, secrets = split_environment(cfg, spec.environ)
+    envs, secret_names = split_environment(cfg, spec.environ)
     task: dict[str, Any] = {"name": name, "num_nodes": cfg.num_nodes, "resources": _resources(cfg)}
     if envs:
         task["envs"] = envs
-    if secrets:
-        task["secrets"] = dict.fromkeys(secrets)
+    if secret_names:
+        task["secrets"] = dict.fromkeys(secret_names)
     task["file_mounts"] = {remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG_NAME}"}
     if cfg.setup:
         task["setup"] = cfg.setup
@@ -71,22 +75,41 @@ def _resources(cfg: SkyPilotConfig) -> dict[str, Any]:
 
 
 def split_environment(
-    cfg: SkyPilotConfig, environ: dict[str, str]
+    cfg: SkyPilotConfig, environ: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:
     """(envs resolved now, names of secrets whose values travel at submit time)."""
     envs: dict[str, str] = {}
-    secrets: list[str] = []
-    if cfg.hf_home:
-        envs["HF_HOME"] = (
-            env.expand(cfg.hf_home, environ)[0] if env.scan(cfg.hf_home).references else cfg.hf_home
-        )
-    for name, value in exported_variables(cfg):
-        if value.is_secret:
-            secrets.append(name)
+    names: list[str] = []
+    for name, value, is_secret in _resolved(cfg, environ):
+        if is_secret:
+            names.append(name)
         else:
-            resolved, missing = env.expand(value.text, environ)
-            envs[name] = value.text if missing else resolved
-    return envs, secrets
+            envs[name] = value
+    return envs, names
+
+
+def secret_values(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> dict[str, str]:
+    """The value of each secret the task names, resolved from ``environ`` (unset ones left out)."""
+    return {
+        name: value for name, value, is_secret in _resolved(cfg, environ) if is_secret and value
+    }
+
+
+def _resolved(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> list[tuple[str, str, bool]]:
+    """(NAME, value now, is a secret); a value with an unset reference stays as written."""
+    variables: list[tuple[str, str, bool]] = []
+    exported = exported_variables(cfg)
+    if cfg.hf_home:
+        exported.insert(0, ("HF_HOME", Value(cfg.hf_home, False)))
+    for name, value in exported:
+        resolved, missing = env.expand(value.text, environ)
+        if missing:
+            variables.append((name, "" if value.is_secret else value.text, value.is_secret))
+        else:
+            variables.append(
+                (name, resolved, value.is_secret or secrets.looks_like_token(resolved))
+            )
+    return variables
 
 
 def run_script(cfg: SkyPilotConfig, spec: JobSpec, name: str) -> str:

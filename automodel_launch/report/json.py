@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
+from automodel_launch.secrets import display
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -15,7 +17,7 @@ def as_data(reports: Sequence[FileReport], *, strict: bool) -> dict[str, Any]:
     return {
         "files": [
             {
-                "path": report.path,
+                "path": display(report.path),
                 "ok": not report.failed(strict),
                 "diagnostics": [d.as_dict() for d in report.diagnostics],
             }

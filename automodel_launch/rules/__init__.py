@@ -26,6 +26,7 @@ RULES: tuple[Rule, ...] = (
     launch.skypilot_rules,
     launch.fault_tolerance,
     launch.recipe_secrets,
+    launch.comment_secrets,
     report_traps,
 )
 

@@ -47,6 +47,8 @@ class Context:
     settings: Settings
     purpose: Purpose = "validate"
     traps: dict[Loc, Trap] = field(default_factory=dict)
+    text: str = ""
+    """The file's text, for what lives outside the data (comments)."""
     tags: dict[Loc, str] = field(default_factory=dict)
     """Explicit tags the loader could not read as plain values, as written."""
     sections: dict[str, Section] = field(default_factory=dict)

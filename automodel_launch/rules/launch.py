@@ -12,6 +12,7 @@ from automodel_launch.config.recipe import (
     check_spot,
     checkpointing_enabled,
 )
+from automodel_launch.config.recipe_secrets import check_comment_secrets, check_recipe_secrets
 from automodel_launch.config.skypilot import SkyPilotConfig, check_skypilot
 from automodel_launch.config.slurm import SlurmConfig, check_slurm
 from automodel_launch.diagnostics import Severity
@@ -97,4 +98,9 @@ def recipe_secrets(ctx: Context) -> None:
     """A credential in a recipe section is carried into the job directory by the job
     config: a warning while validating, an error when a job is rendered."""
     severity = Severity.WARNING if ctx.purpose == "validate" else Severity.ERROR
-    environment.check_recipe_secrets(ctx.data, ctx.sink, severity)
+    check_recipe_secrets(ctx.data, ctx.sink, severity)
+
+
+def comment_secrets(ctx: Context) -> None:
+    """A token in a comment: the job config redacts it, and says so here."""
+    check_comment_secrets(ctx.text, ctx.sink)

@@ -1,8 +1,9 @@
 """Launch the rendered task through SkyPilot's SDK (the optional ``skypilot`` extra).
 
 Spot tasks go to ``sky.jobs.launch`` (managed jobs recover from preemption); others to
-``sky.launch``. Secret values are handed to the SDK here, from the submitting
-environment, and never written to the job directory.
+``sky.launch``. Secret values (resolved from the submitting environment by
+:func:`automodel_launch.render.skypilot.secret_values`) are handed to the SDK here and
+never written to the job directory; whatever SkyPilot says back is redacted of them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automodel_launch.secrets import Redactor
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 def submit_skypilot(
     task_config: dict[str, Any],
     job_dir: Path,
-    environ: Mapping[str, str],
+    secret_values: Mapping[str, str],
     *,
     dry_run: bool = False,
 ) -> Submitted:
@@ -32,12 +34,12 @@ def submit_skypilot(
             "SkyPilot is not installed: pip install 'automodel-launch[skypilot]'"
         ) from None
     secrets = task_config.get("secrets") or {}
-    missing = [name for name in secrets if not environ.get(name)]
+    missing = [name for name in secrets if not secret_values.get(name)]
     if missing:
         raise SubmitError("set " + ", ".join(missing) + " before submitting: the task needs them")
     task = sky.Task.from_yaml_config(copy.deepcopy(task_config))  # it consumes the dict
     if secrets:
-        task.update_secrets({name: environ[name] for name in secrets})
+        task.update_secrets({name: secret_values[name] for name in secrets})
     name = str(task_config["name"])
     managed = bool(task_config.get("resources", {}).get("use_spot"))
     if dry_run:
@@ -50,7 +52,8 @@ def submit_skypilot(
             request = sky.launch(task, cluster_name=name)
         result = sky.stream_and_get(request)
     except Exception as exc:  # the SDK raises many types; all end the same way for the user
-        raise SubmitError(f"SkyPilot refused the task: {exc}") from None
+        hide = Redactor(secret_values.values())
+        raise SubmitError(f"SkyPilot refused the task: {hide(str(exc))}") from None
     kind = "managed job" if managed else "cluster job"
     return Submitted(f"launched SkyPilot {kind} {name}; files in {job_dir}", _job_id(result))
 
@@ -64,5 +67,10 @@ def _job_id(result: Any) -> str | None:
 def hand_over(handover: Handover) -> Submitted:
     from ruamel.yaml import YAML
 
+    from automodel_launch.render.skypilot import secret_values
+
+    section = handover.document.skypilot
+    assert section is not None, "a SkyPilot job has a skypilot: section"
     task = YAML(typ="safe").load(handover.files["task.yaml"])
-    return submit_skypilot(task, handover.job_dir, handover.environ, dry_run=handover.dry_run)
+    values = secret_values(section, handover.environ)
+    return submit_skypilot(task, handover.job_dir, values, dry_run=handover.dry_run)

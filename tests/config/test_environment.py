@@ -357,3 +357,31 @@ def test_a_credential_in_a_recipe_section_is_a_warning_when_validating(validate:
     diags = validate(text)
     assert brief(diags) == ["2:12 warning[secret-in-recipe] wandb.api_key"]
     assert all("AbCdEfGh" not in d.message for d in diags)
+
+
+@LAUNCHERS
+def test_a_token_shaped_variable_name_is_an_error(validate: Validate, launcher: str) -> None:
+    token = "ghp_" + "N4m3N4m3" * 5
+    diags = validate(env_section(launcher, f"{token}: x"))
+    line = line_of_env(launcher)
+    assert brief(diags) == [f"{line}:5 error[secret-in-plain-text] {launcher}.env_vars.***"]
+    assert diags[0].message == "this variable name looks like a credential"
+
+
+@LAUNCHERS
+@pytest.mark.parametrize(("escaped", "shown"), [("\\e]0;x\\a", "\\x1b"), ("a\\u202eb", "\\u202e")])
+def test_a_terminal_escape_in_a_launcher_value_is_an_error(
+    validate: Validate, launcher: str, escaped: str, shown: str
+) -> None:
+    diags = validate(env_section(launcher, f'A: "{escaped}"'))
+    assert brief(diags) == [
+        f"{line_of_env(launcher)}:8 error[control-character] {launcher}.env_vars.A"
+    ]
+    assert diags[0].message == (
+        f"this value holds the control character '{shown}', which the script (and a terminal "
+        "printing it) would receive raw"
+    )
+
+
+def test_tabs_and_newlines_stay_allowed(validate: Validate) -> None:
+    assert validate('slurm:\n  env_vars:\n    A: "a\\tb\\nc"\n') == []

@@ -292,7 +292,7 @@ def test_valid_job_names(validate: Validate, value: str) -> None:
         ('"a*"', "'a*'"),
         ('"a?"', "'a?'"),
         ('"a#b"', "'a#b'"),
-        ('"a\\tb"', "'a\\tb'"),
+        ('"a\\tb"', "'a\\tb'"),  # control characters are shown escaped
         ('"a\\nb"', "'a\\nb'"),
         ('"llm\\n"', "'llm\\n'"),
         ('"llm\\r"', "'llm\\r'"),

@@ -120,48 +120,6 @@ def test_not_runtime_variables(name: str) -> None:
     assert not env.is_runtime_variable(name)
 
 
-@pytest.mark.parametrize(
-    ("name", "secret"),
-    [
-        ("HF_TOKEN", True),
-        ("hf_token", True),
-        ("WANDB_API_KEY", True),
-        ("DB_PASSWORD", True),
-        ("MYTOKEN", True),
-        ("OPENAI_APIKEY", True),
-        ("ADMINPASSWORD", True),
-        ("AWS_SECRET_ACCESS_KEY", True),
-        ("GITHUB_PAT", True),
-        ("TOKENIZERS_PARALLELISM", False),
-        ("KEYBOARD", False),
-        ("MONKEY", False),
-        ("PATH", False),
-        ("HF_HOME", False),
-    ],
-)
-def test_is_secret_name(name: str, secret: bool) -> None:
-    assert env.is_secret_name(name) is secret
-
-
-@pytest.mark.parametrize(
-    ("text", "secret"),
-    [
-        ("hf_" + "a" * 34, True),
-        ("hf_" + "a" * 29, False),
-        ("AKIA" + "A" * 16, True),
-        ("sk-" + "a" * 20, True),
-        ("ghp_" + "a" * 36, True),
-        ("xoxb-1234567890", True),
-        ("-----BEGIN OPENSSH " + "PRIVATE KEY-----", True),
-        ("/home/hf_cache", False),
-        ("sk-short", False),
-        ("plain text", False),
-    ],
-)
-def test_looks_like_secret_value(text: str, secret: bool) -> None:
-    assert env.looks_like_secret_value(text) is secret
-
-
 # ------------------------------------------------------------------ split and expand
 def test_split() -> None:
     parts = env.split("a-${X}-${Y,d}")

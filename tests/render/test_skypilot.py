@@ -65,3 +65,40 @@ def test_skypilot_accepts_every_rendered_task(monkeypatch: pytest.MonkeyPatch, t
         common_utils.validate_schema(config, schemas.get_task_schema(), "Invalid task YAML: ")
         parsed = sky.Task.from_yaml_config(dict(config))
         assert parsed.num_nodes == config["num_nodes"]
+
+
+# ------------------------------------------------------------------ resolved credentials
+GH_TOKEN = "ghp_" + "R3s0lv3d" * 4 + "abcd"
+SKY_ENV = "skypilot:\n  cloud: aws\n  accelerators: A100:1\n  env_vars:\n    REPO: ${GIT_REMOTE}\n"
+
+
+def test_a_reference_that_resolves_to_a_token_travels_as_a_secret() -> None:
+    from automodel_launch.config.skypilot import SkyPilotConfig
+    from automodel_launch.render.skypilot import secret_values, split_environment
+
+    remote = f"https://x:{GH_TOKEN}@github.com/o/r.git"
+    text = render_text(RECIPE + SKY_ENV, environ={"GIT_REMOTE": remote})["task.yaml"]
+    assert GH_TOKEN not in text
+    rendered = YAML(typ="safe").load(text)
+    assert rendered["secrets"] == {"REPO": None}
+    assert "REPO" not in rendered.get("envs", {})
+    cfg = SkyPilotConfig.model_validate({"cloud": "aws", "env_vars": {"REPO": "${GIT_REMOTE}"}})
+    assert split_environment(cfg, {"GIT_REMOTE": remote}) == ({}, ["REPO"])
+    assert secret_values(cfg, {"GIT_REMOTE": remote}) == {"REPO": remote}
+
+
+def test_a_plain_resolved_value_stays_in_envs() -> None:
+    rendered = YAML(typ="safe").load(
+        render_text(RECIPE + SKY_ENV, environ={"GIT_REMOTE": "https://github.com/o/r"})["task.yaml"]
+    )
+    assert rendered["envs"] == {"REPO": "https://github.com/o/r"}
+    assert "secrets" not in rendered
+
+
+def test_a_credential_field_takes_the_variable_it_references() -> None:
+    from automodel_launch.config.skypilot import SkyPilotConfig
+    from automodel_launch.render.skypilot import secret_values
+
+    cfg = SkyPilotConfig.model_validate({"cloud": "aws", "hf_token": "${MY_HF}"})
+    assert secret_values(cfg, {"MY_HF": "v-123", "HF_TOKEN": "other"}) == {"HF_TOKEN": "v-123"}
+    assert secret_values(cfg, {}) == {}

@@ -48,8 +48,8 @@ def test_escaping() -> None:
     out = annotate([FileReport("dir,1/a:b.yaml", [diag])])
     assert out == (
         "::error file=dir%2C1/a%3Ab.yaml,line=1,col=2,title=automodel-launch x::"
-        "p: 100%25 sure%0D%0Anext line (hint: a:b, c)\n"
-    )
+        "p: 100%25 sure\\r\\nnext line (hint: a:b, c)\n"
+    )  # control characters never reach a reporter: the Diagnostic shows them escaped
     assert out.count("\n") == 1
 
 

@@ -140,3 +140,27 @@ def test_secrets_never_reach_any_output(fmt: str, tmp_path: Path) -> None:
     value = out.getvalue()
     for secret in (TOKEN, "0123456789abcdef0123456789abcdef", "hunter2", "sk-abcdefghijklmnop"):
         assert secret not in value
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_terminal_escapes_and_huge_values_never_reach_any_output(fmt: str, tmp_path: Path) -> None:
+    config = tmp_path / "hostile.yaml"
+    osc = "\\e]0;owned\\a\\e[2J\\u202e"  # YAML escapes: ESC ] 0 ; owned BEL ESC [ 2 J RLO
+    config.write_text(
+        f'slurm:\n  job_name: "x{osc}"\n  partition: "{"p" * 4_000_000}"\n', encoding="utf-8"
+    )
+    out = io.StringIO()
+    write_report([validate_path(config, offline_settings())], fmt, out, strict=False)  # type: ignore[arg-type]
+    value = out.getvalue()
+    assert "\x1b" not in value and "\x07" not in value and "\u202e" not in value
+    assert "\\x1b]0;owned\\x07" in value.replace("\\\\", "\\")
+    assert "p" * 121 not in value and len(value) < 5000
+
+
+def test_a_duplicated_token_shaped_key_is_never_shown() -> None:
+    from automodel_launch.loading import load_text
+
+    key = "hf_" + "Dup1icat3" * 4
+    diags = load_text(f"model:\n  {key}: 1\n  {key}: 2\n", "c.yaml").diagnostics
+    assert [(d.code, d.path) for d in diags] == [("duplicate-key", "model.***")]
+    assert key not in diags[0].message and "Dup1icat3" not in diags[0].message

@@ -91,3 +91,24 @@ def test_missing_secret_is_refused_before_any_call(sky_calls: list[Any], tmp_pat
     assert result.exit_code == 1
     assert "error[env-unset] skypilot.hf_token" in result.output
     assert sky_calls == []
+
+
+def test_a_resolved_token_reaches_the_sdk_as_a_secret_and_nowhere_else(
+    sky_calls: list[Any], tmp_path: Path
+) -> None:
+    remote = "https://x:" + "ghp_" + "Subm1tR3s0lv3d" * 3 + "@github.com/o/r.git"
+    config = tmp_path / "sky.yaml"
+    config.write_text(
+        SPOT.format(spot="false", jobs=tmp_path / "jobs").replace(
+            "  hf_token: ${HF_TOKEN}\n", "  env_vars:\n    REPO: ${GIT_REMOTE}\n"
+        )
+    )
+    result = CliRunner().invoke(app, ["submit", str(config)], env={"GIT_REMOTE": remote})
+    assert result.exit_code == 0, result.output
+    (_, task, _) = sky_calls[0]
+    assert {k: v.get_secret_value() for k, v in task.secrets.items()} == {"REPO": remote}
+    assert "REPO" not in task.envs
+    (job_dir,) = (tmp_path / "jobs").iterdir()
+    for file in job_dir.iterdir():
+        assert "Subm1tR3s0lv3d" not in file.read_text()
+    assert "Subm1tR3s0lv3d" not in result.output

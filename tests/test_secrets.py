@@ -1,0 +1,199 @@
+"""automodel_launch/secrets.py: secret names, token shapes, redaction, display.
+
+Every token here is built at run time from a prefix and filler, so the repository
+itself holds none.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from automodel_launch import secrets
+from automodel_launch.config.environment import CREDENTIAL_FIELDS, redactor
+from automodel_launch.diagnostics import Diagnostic, Severity
+
+HEX40 = "0123456789abcdef" * 2 + "01234567"
+TOKENS = {
+    "hugging-face": "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+    "github-ghp": "ghp_" + "A1b2" * 9,
+    "github-gho": "gho_" + "A1b2" * 9,
+    "github-ghu": "ghu_" + "A1b2" * 9,
+    "github-ghs": "ghs_" + "A1b2" * 9,
+    "github-ghr": "ghr_" + "A1b2" * 9,
+    "github-fine-grained": "github_pat_" + "11ABCDEFG0" + "x" * 12 + "_" + "Y" * 59,
+    "gitlab": "glpat-" + "Ab1_" * 5,
+    "aws-akia": "AKIA" + "ABCDEFGH23456789",
+    "aws-asia": "ASIA" + "ABCDEFGH23456789",
+    "google": "AIza" + "Sy" + "A1b2c3d4e5" * 3 + "f6g",
+    "slack-bot": "xoxb-" + "1234567890-abcdefghij",
+    "slack-short": "xoxp-" + "1-a",
+    "openai": "sk-" + "A1b2C3d4" * 4,
+    "openai-project": "sk-proj-" + "A1b2C3d4" * 4,
+    "anthropic": "sk-ant-api03-" + "A1b2C3d4" * 4,
+    "ngc": "nvapi-" + "A1b2C3d4" * 4,
+    "jwt": "eyJ" + "hbGciOiJIUzI1NiJ9" + ".eyJ" + "zdWIiOiIxMjM0In0" + "." + "sig_nature-1",
+    "pem": "-----BEGIN RSA " + "PRIVATE KEY-----",
+    "openssh": "-----BEGIN OPENSSH " + "PRIVATE KEY-----",
+    "wandb-assigned": "WANDB_API_KEY=" + HEX40,
+    "url-password": "https://user:" + "pa55word" + "@git.example.com/repo.git",
+}
+
+
+# ------------------------------------------------------------------ names
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("HF_TOKEN", True),
+        ("hf_token", True),
+        ("WANDB_API_KEY", True),
+        ("DB_PASSWORD", True),
+        ("MYTOKEN", True),
+        ("OPENAI_APIKEY", True),
+        ("ADMINPASSWORD", True),
+        ("AWS_SECRET_ACCESS_KEY", True),
+        ("GITHUB_PAT", True),
+        ("GIT_AUTH", True),
+        ("SSH_PASSPHRASE", True),
+        ("TOKENIZERS_PARALLELISM", False),
+        ("KEYBOARD", False),
+        ("MONKEY", False),
+        ("PATH", False),
+        ("HF_HOME", False),
+    ],
+)
+def test_is_secret_name(name: str, secret: bool) -> None:
+    assert secrets.is_secret_name(name) is secret
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["api_key", "apiKey", "API_KEY", "password", "passwd", "db_password", "hf_token", "token",
+     "access_token", "auth_token", "secret", "client_secret", "secret_key", "private_key",
+     "wandb_key", "github_pat", "credentials", "apikey", "passphrase", "refresh-token"],
+)  # fmt: skip
+def test_recipe_keys_that_name_a_credential(key: str) -> None:
+    assert secrets.is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["key", "keys", "tokenizer", "tokenizer_name", "max_tokens", "pad_token", "bos_token",
+     "eos_token", "eos_token_id", "mask_token_id", "monkey", "num_key_value_heads",
+     "check_phantom_keys", "token_loss_weight", "pretokenize", "add_eos_token", "sort_key",
+     "passage_prefix", "n_passages", "hf_adapter_ignored_key_prefix", "", "_"],
+)  # fmt: skip
+def test_recipe_keys_that_do_not(key: str) -> None:
+    assert not secrets.is_secret_key(key)
+
+
+# ------------------------------------------------------------------ values
+@pytest.mark.parametrize("kind", sorted(TOKENS))
+def test_every_token_format_is_recognised_alone_and_inside_text(kind: str) -> None:
+    token = TOKENS[kind]
+    assert secrets.looks_like_token(token)
+    assert secrets.looks_like_token(f"  # export X={token} and more")
+    assert token not in secrets.redact_tokens(f"a {token} b")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hf_" + "a" * 29,
+        "ghp_" + "a" * 29,
+        "github_pat_" + "a" * 21,
+        "glpat-" + "a" * 19,
+        "AKIA" + "A" * 15,
+        "AIza" + "a" * 34,
+        "sk-short",
+        "nvapi-" + "a" * 19,
+        HEX40,  # a commit hash alone is not a key
+        "revision: " + HEX40,
+        "https://user:${GIT_PASSWORD}@example.com/x",
+        "/home/hf_cache",
+        "meta-llama/Llama-3.2-1B-Instruct",
+        "nvcr.io/nvidia/nemo:25.07",
+        "plain text",
+        "",
+    ],
+)
+def test_values_that_are_not_tokens(text: str) -> None:
+    assert not secrets.looks_like_token(text)
+    assert secrets.redact_tokens(text) == text
+
+
+@pytest.mark.parametrize("prefix", ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"])
+def test_every_github_classic_prefix(prefix: str) -> None:
+    assert secrets.redact_tokens(f"url {prefix}{'Z9' * 18} end") == "url *** end"
+
+
+@pytest.mark.parametrize("prefix", ["sk-", "sk-proj-", "sk-ant-api03-"])
+def test_openai_and_anthropic_key_styles(prefix: str) -> None:
+    assert secrets.redact_tokens(f"OPENAI={prefix}{'Q7_-' * 6}") == "OPENAI=***"
+
+
+def test_only_the_password_of_a_url_is_masked() -> None:
+    url = "https://user:" + "pa55word" + "@host/x.git"
+    assert secrets.redact_tokens(url) == "https://user:***@host/x.git"
+
+
+def test_only_the_hex_key_of_an_assignment_is_masked() -> None:
+    assert secrets.redact_tokens(f"api_key: '{HEX40}'") == "api_key: '***'"
+
+
+# ------------------------------------------------------------------ redaction
+def test_known_values_go_longest_first() -> None:
+    hide = secrets.Redactor(["abcd", "abcdefgh"])
+    assert hide("x abcdefgh y abcd") == "x *** y ***"
+
+
+def test_known_values_then_patterns() -> None:
+    hide = secrets.Redactor(["hunter22"])
+    assert hide("pw hunter22 and " + TOKENS["github-ghp"]) == "pw *** and ***"
+    assert secrets.Redactor()("t " + TOKENS["hugging-face"]) == "t ***"
+
+
+def test_values_too_short_to_redact_safely_are_ignored() -> None:
+    assert secrets.Redactor(["ab", ""])("ab cab") == "ab cab"
+
+
+@pytest.mark.parametrize("launcher", ["slurm", "skypilot"])
+def test_the_file_redactor_knows_both_launchers(launcher: str) -> None:
+    data = {launcher: {"env_vars": {"DB_PASSWORD": "hunter22", "PLAIN": "visible"}}}
+    hide = redactor(data, {})
+    assert hide("hunter22 visible") == "*** visible"
+
+
+def test_the_file_redactor_knows_recipe_credentials_and_their_text_as_written() -> None:
+    data = {"wandb": {"password": 31337, "project": "demo"}}
+    hide = redactor(data, {("wandb", "password"): "0o75131"})
+    assert hide("31337 0o75131 demo") == "*** *** demo"
+
+
+def test_credential_fields_come_from_the_models() -> None:
+    assert CREDENTIAL_FIELDS == {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+
+
+# ------------------------------------------------------------------ display
+def test_display_escapes_terminal_controls() -> None:
+    text = "a\x1b[31mred\x1b]8;;http://x\x07link\u202eb\nc\r\x00"
+    assert secrets.display(text) == ("a\\x1b[31mred\\x1b]8;;http://x\\x07link\\u202eb\\nc\\r\\x00")
+
+
+def test_display_cuts_long_words_and_long_texts() -> None:
+    shown = secrets.display("'" + "x" * 4_000_000 + "' is not valid")
+    assert shown == "'" + "x" * (secrets.LONG_WORD - 1) + "... is not valid"
+    spaced = secrets.display("ab " * 1000)
+    assert len(spaced) == secrets.LONG_TEXT + 3 and spaced.endswith("...")
+
+
+def test_display_redacts_before_cutting() -> None:
+    shown = secrets.display("x" * 10 + TOKENS["github-ghp"])
+    assert "A1b2" not in shown
+
+
+def test_every_diagnostic_is_cleaned_where_it_is_made() -> None:
+    token = TOKENS["hugging-face"]
+    d = Diagnostic(
+        Severity.ERROR, "x", f"env_vars.{token}", 1, 1, f"key '{token}'\x1b[2J", f"hint {token}"
+    )
+    assert (d.path, d.message, d.hint) == ("env_vars.***", "key '***'\\x1b[2J", "hint ***")
