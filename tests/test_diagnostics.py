@@ -178,6 +178,14 @@ def _hint(loc: tuple[str | int, ...], key: str) -> str:
             ("invalid-choice", "slurm.s", "must be one of 'A' or 'B'", None),
         ),
         (
+            {"type": "enum", "loc": ("s",), "msg": "x", "ctx": {"expected": "'gcp' or 'aws'"}},
+            ("invalid-choice", "slurm.s", "must be one of 'gcp' or 'aws'", None),
+        ),
+        (
+            {"type": "invalid-time", "loc": ("time",), "msg": "pydantic's own text"},
+            ("invalid-time", "slurm.time", "pydantic's own text", None),
+        ),
+        (
             {"type": "string_pattern_mismatch", "loc": ("s",), "msg": "String should match"},
             ("invalid-value", "slurm.s", "String should match", None),
         ),

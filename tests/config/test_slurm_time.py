@@ -110,6 +110,9 @@ def test_zero_means_no_limit(text: str) -> None:
         "1e3",
         "+30",
         "0x10",
+        "X",  # any letter, upper case too
+        "1X",
+        "X1:00",
     ],
 )
 def test_strings_outside_the_grammar_are_rejected(text: str) -> None:
