@@ -7,7 +7,8 @@ characters left unquoted, Slurm's largest time, the reference pattern, the sever
 catalogue) get :data:`HAND_MUTANTS`, each run against its tests in a scratch copy.
 A module passes when the unit tests kill at least ``--threshold`` percent of its
 mutants, not counting those listed in ``tools/mutation_equivalents.txt`` (one mutant a
-line, ``NAME | why it cannot change behaviour``). A timeout is a kill: the mutant
+line, ``NAME | text of the mutated line | why it cannot change behaviour``; the text is
+checked, so an entry stops excusing anything once mutmut renumbers). A timeout is a kill: the mutant
 hung a test that finishes. A mutant that was never run fails the check.
 """
 
@@ -128,16 +129,25 @@ def patterns(paths: list[str]) -> list[str]:
 
 
 def equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
+    """Excused mutant name -> the mutated text its function must contain."""
     listed: dict[str, str] = {}
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        name, sep, reason = (part.strip() for part in line.partition("|"))
-        if not sep or not reason:
-            sys.exit(f"{path.name}:{number}: expected 'MUTANT_NAME | reason'")
-        listed[name] = reason
+        parts = [part.strip() for part in line.split(" | ")]
+        if len(parts) != 3 or not all(parts):
+            sys.exit(f"{path.name}:{number}: expected 'MUTANT_NAME | mutated text | reason'")
+        listed[parts[0]] = parts[1]
     return listed
+
+
+def mutant_source(path: str, name: str) -> str:
+    """The mutated function's source, read through mutmut's line index of mutants/."""
+    spans = json.loads((ROOT / "mutants" / f"{path}.spans").read_text(encoding="utf-8"))
+    start, end = spans["spans"][name.rpartition(".")[2]]
+    lines = (ROOT / "mutants" / path).read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines[start - 1 : end])
 
 
 def score(path: str, excused: dict[str, str], hand: dict[str, bool]) -> Score:
@@ -156,7 +166,7 @@ def score(path: str, excused: dict[str, str], hand: dict[str, bool]) -> Score:
             result.killed.append(name)
         elif code in TIMEOUT:
             result.timeout.append(name)
-        elif name in excused:
+        elif name in excused and excused[name] in mutant_source(path, name):
             result.equivalent.append(name)
         else:
             result.survived.append(name)
@@ -233,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"not run: {name}")
     seen = {name for s in scores for name in s.equivalent}
     for name in sorted(set(excused) - seen):
-        print(f"note: {EQUIVALENTS.name} lists {name}, which did not survive or no longer exists")
+        print(f"note: {EQUIVALENTS.name}: {name} does not apply (killed, renumbered, gone)")
     if failed:
         need = f"{args.threshold:g}%"
         print(f"\nfailed: each module needs {need} of its non-equivalent mutants killed")
