@@ -245,7 +245,8 @@ def from_pydantic(
 
 
 def _is_path_part(part: str) -> bool:
-    return part != "[key]" and not any(ch in part for ch in "[]()")
+    """Not pydantic's own loc parts: ``[key]``, ``function-before[...]``, ``list[int]``."""
+    return not any(ch in part for ch in "[]()")
 
 
 def _describe(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import datetime
 from pathlib import Path
 
 import pytest
@@ -161,12 +162,28 @@ def _hint(loc: tuple[str | int, ...], key: str) -> str:
             ("out-of-range", "slurm.nodes", "must be at least 1", None),
         ),
         (
+            {"type": "greater_than", "loc": ("n",), "msg": "x", "ctx": {"gt": 0}},
+            ("out-of-range", "slurm.n", "must be more than 0", None),
+        ),
+        (
+            {"type": "less_than_equal", "loc": ("n",), "msg": "x", "ctx": {"le": 8}},
+            ("out-of-range", "slurm.n", "must be at most 8", None),
+        ),
+        (
             {"type": "less_than", "loc": ("n",), "msg": "x", "ctx": {"lt": 5}},
             ("out-of-range", "slurm.n", "must be less than 5", None),
         ),
         (
             {"type": "literal_error", "loc": ("s",), "msg": "x", "ctx": {"expected": "'A' or 'B'"}},
             ("invalid-choice", "slurm.s", "must be one of 'A' or 'B'", None),
+        ),
+        (
+            {"type": "enum", "loc": ("s",), "msg": "x", "ctx": {"expected": "'gcp' or 'aws'"}},
+            ("invalid-choice", "slurm.s", "must be one of 'gcp' or 'aws'", None),
+        ),
+        (
+            {"type": "invalid-time", "loc": ("time",), "msg": "pydantic's own text"},
+            ("invalid-time", "slurm.time", "pydantic's own text", None),
         ),
         (
             {"type": "string_pattern_mismatch", "loc": ("s",), "msg": "String should match"},
@@ -190,6 +207,65 @@ def test_from_pydantic(
     from_pydantic([error], ("slurm",), sink, _hint)
     (d,) = sink.items
     assert (d.code, d.path, d.message, d.hint) == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (
+            {"type": "missing", "loc": ("slurm",), "msg": "x"},
+            ("missing-field", "slurm", "the top level needs 'slurm'", "add slurm: <value>"),
+        ),
+        (
+            {"type": "extra_forbidden", "loc": ("slurmm",), "msg": "x"},
+            (
+                "unknown-key",
+                "slurmm",
+                "unknown key 'slurmm' in the top level",
+                "hint for slurmm at ",
+            ),
+        ),
+        (
+            {"type": "missing", "loc": (), "msg": "x"},
+            ("missing-field", "", "the top level needs ''", "add : <value>"),
+        ),
+        (
+            {"type": "value_error", "loc": (), "msg": "Value error, both launchers"},
+            ("invalid-value", "", "Value error, both launchers", None),
+        ),
+    ],
+)
+def test_from_pydantic_at_the_top_level(
+    error: dict[str, object], expected: tuple[str, str, str, str | None]
+) -> None:
+    sink = Collector()
+    from_pydantic([error], (), sink, _hint)
+    (d,) = sink.items
+    assert (d.code, d.path, d.message, d.hint) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ([1, 2], "a list"),
+        ({"k": 1}, "a mapping"),
+        ([], "a list"),
+        (True, "true/false"),
+        (None, "null"),
+        (3, "3"),
+        (2.5, "2.5"),
+        (datetime.date(2024, 1, 2), "2024-01-02"),
+        ("x", "'x'"),
+        ("y" * 38, "'" + "y" * 38 + "'"),
+        ("y" * 39, "'" + "y" * 36 + "..."),
+    ],
+)
+def test_wrong_type_shows_the_value_got(value: object, shown: str) -> None:
+    sink = Collector()
+    from_pydantic(
+        [{"type": "dict_type", "loc": ("a",), "msg": "x", "input": value}], (), sink, _hint
+    )
+    assert [d.message for d in sink.items] == [f"expected a mapping of keys, got {shown}"]
 
 
 def test_from_pydantic_drops_internal_loc_parts() -> None:

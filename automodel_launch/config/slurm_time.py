@@ -76,8 +76,9 @@ def _is_valid_timespec(value: str) -> bool:
 def _seconds(value: str) -> int:
     if "-" in value:
         days_text, clock = value.split("-", 1)
-        parts = [int(p) if p else 0 for p in clock.split(":")] if clock else [0]
-        hours, minutes, seconds = [*parts, 0, 0, 0][:3]
+        # the validator leaves no empty field after the dash, only an empty clock ("2-")
+        parts = [int(p) for p in clock.split(":")] if clock else [0]
+        hours, minutes, seconds = [*parts, 0, 0][:3]
         return int(days_text) * 86400 + hours * 3600 + minutes * 60 + seconds
     parts = [int(p) for p in value.split(":")]
     if len(parts) == 3:

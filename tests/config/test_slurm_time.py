@@ -110,6 +110,9 @@ def test_zero_means_no_limit(text: str) -> None:
         "1e3",
         "+30",
         "0x10",
+        "X",  # any letter, upper case too
+        "1X",
+        "X1:00",
     ],
 )
 def test_strings_outside_the_grammar_are_rejected(text: str) -> None:
@@ -145,6 +148,23 @@ def test_the_largest_storable_minutes() -> None:
         from_minutes(35791395)
 
 
+@pytest.mark.parametrize(
+    ("largest", "first_rejected"),
+    [
+        ("24855-03:14:06", "24855-03:14:07"),  # D-H:M:S
+        ("24855-3:14:6", "24855-3:14:7"),
+        ("596523:14:06", "596523:14:07"),  # H:M:S
+        ("35791394:06", "35791394:07"),  # M:S
+    ],
+)
+def test_the_first_value_slurm_cannot_store(largest: str, first_rejected: str) -> None:
+    # 24855-03:14:07 is 2**31 - 1 seconds, one more than the largest limit Slurm stores
+    assert 24855 * 86400 + 3 * 3600 + 14 * 60 + 7 == 2**31 - 1 == MAX_SECONDS + 1
+    assert parse(largest).minutes == 35791395
+    with pytest.raises(TimeError, match=f"^'{first_rejected}' is longer than Slurm can store$"):
+        parse(first_rejected)
+
+
 # ------------------------------------------------------------------ from_minutes (YAML ints)
 @pytest.mark.parametrize(
     ("minutes", "expected"),
@@ -154,14 +174,22 @@ def test_the_largest_storable_minutes() -> None:
         (1440, "1-00:00:00"),
         (0, "UNLIMITED"),
         (-1, "UNLIMITED"),
+        (35791394, "24855-03:14:00"),
     ],
 )
 def test_from_minutes(minutes: int, expected: str) -> None:
+    assert from_minutes(minutes).minutes == (minutes if minutes > 0 else None)
     assert from_minutes(minutes).normalized == expected
 
 
 @pytest.mark.parametrize(
-    ("minutes", "reason"), [(-2, "is negative"), (-3600, "is negative"), (10**9, "longer than")]
+    ("minutes", "reason"),
+    [
+        (-2, "^-2 minutes is negative$"),
+        (-3600, "is negative"),
+        (10**9, "^1000000000 minutes is longer than Slurm can store$"),
+        (35791395, "longer than"),
+    ],
 )
 def test_from_minutes_rejects(minutes: int, reason: str) -> None:
     with pytest.raises(TimeError, match=reason):

@@ -49,6 +49,8 @@ def test_reference_spans() -> None:
         ("${X:-d}", ["${X:-d}"]),
         ("${X,${Y}}", ["${X,${Y}"]),
         ("${A} ${", ["${"]),
+        ("${X,$Y}", ["${X,$Y}"]),
+        ("${X,a}b}", []),
     ],
 )
 def test_malformed(text: str, malformed: list[str]) -> None:
