@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from automodel_launch.config.types import JOB_DIR_ADVICE, unsafe_path_char
+from automodel_launch.config.names import JOB_DIR_ADVICE, unsafe_path_char
 from automodel_launch.interrupts import Interrupted
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")

@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
+from automodel_launch.config.names import JobDirText
 from automodel_launch.config.types import (
     EnvVars,
-    JobDirText,
     SecretReference,
     StrictSection,
     fail,

@@ -8,14 +8,12 @@ from pydantic import Field, field_validator
 
 from automodel_launch.config import slurm_time
 from automodel_launch.config.mounts import Mount, MountField, mountable
+from automodel_launch.config.names import JobDirText, JobName, SlurmWord
 from automodel_launch.config.types import (
     EnvVars,
-    JobDirText,
-    JobName,
     Port,
     SecretReference,
     SlurmTimeText,
-    SlurmWord,
     StrictSection,
     fail,
 )

@@ -8,7 +8,6 @@ becomes the diagnostic code.
 from __future__ import annotations
 
 import math
-import re
 from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
@@ -40,7 +39,7 @@ def _time(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         fail(
             "invalid-time",
-            f'time must be text such as "04:00:00", not {_kind(value)}',
+            f'time must be text such as "04:00:00", not {kind(value)}',
             f"use one of {slurm_time.FORMATS}",
         )
     try:
@@ -90,7 +89,7 @@ def _port(value: Any) -> int | str:
     if isinstance(value, bool) or not isinstance(value, int):
         fail(
             "invalid-port",
-            f"master_port must be a number or 'auto', not {_kind(value)}",
+            f"master_port must be a number or 'auto', not {kind(value)}",
             "pick a free port in 1024..65535, or 'auto' to derive one from the job id",
         )
     if not 1024 <= value <= 65535:
@@ -118,110 +117,6 @@ Port = Annotated[
 """A port number or ``auto``; a quoted number (``"13742"``) is accepted and stored as int."""
 
 
-# --------------------------------------------------------------------------- names
-_JOB_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+@-]*$")
-_SLURM_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.,+@%=-]*$")
-
-
-def _job_name(value: Any) -> str:
-    if not isinstance(value, str):
-        _not_text("job_name", value)
-    if not _JOB_NAME.fullmatch(value) or len(value) > 200:
-        fail(
-            "invalid-job-name",
-            f"job name {_show(value)} has whitespace, shell metacharacters or is empty",
-            "use letters, digits, '_', '-', '.' (e.g. llm_finetune)",
-        )
-    return value
-
-
-JobName = Annotated[
-    str,
-    BeforeValidator(_job_name),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "pattern": _JOB_NAME.pattern,
-            "maxLength": 200,
-            "patternErrorMessage": "letters, digits, '_', '-', '.': no spaces or shell characters",
-        }
-    ),
-]
-
-
-def _slurm_word(value: Any) -> str:
-    if not isinstance(value, str):
-        _not_text("a Slurm name", value, "invalid-slurm-word")
-    if not _SLURM_WORD.fullmatch(value):
-        fail(
-            "invalid-slurm-word",
-            f"{_show(value)} cannot be an #SBATCH value (spaces, quotes, '#' or shell characters)",
-            "use the plain name, e.g. batch",
-        )
-    return value
-
-
-SlurmWord = Annotated[
-    str,
-    BeforeValidator(_slurm_word),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "pattern": _SLURM_WORD.pattern,
-            "patternErrorMessage": "a plain Slurm name: no spaces, quotes or '#'",
-        }
-    ),
-]
-
-
-# --------------------------------------------------------------------------- job directory
-_UNSAFE_CHARS = r"""\s\x00-\x1f\x7f#%"'\\$`;&|<>(){}*?!\[\]"""
-"""A character class body read alike by Python and JSON Schema (ECMAScript) regexes."""
-_UNSAFE_PATH = re.compile(f"[{_UNSAFE_CHARS}]")
-JOB_DIR_ADVICE = "choose a path of letters, digits, '/', '_', '-', '.' ('~/' is expanded)"
-
-
-def unsafe_path_char(path: str) -> str | None:
-    """The first character of ``path`` a job script or an ``#SBATCH`` line cannot carry.
-
-    The one rule for job directories: the ``job_dir`` fields use it on the text written
-    in the config, :func:`automodel_launch.jobdir.check_job_dir` on the final path.
-    """
-    bad = _UNSAFE_PATH.search(path)
-    return bad.group() if bad else None
-
-
-def _job_dir(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        fail("invalid-job-dir", f"job_dir must be a path, not {_kind(value)}", JOB_DIR_ADVICE)
-    bad = unsafe_path_char(value)
-    if bad is not None:
-        advice = JOB_DIR_ADVICE
-        if "${" in value or bad == "$":
-            advice = "write the directory itself: a ${VAR} is not expanded here; " + advice
-        fail(
-            "invalid-job-dir",
-            f"job_dir {_show(value)} contains {bad!r}, which an #SBATCH line cannot carry safely",
-            advice,
-        )
-    return value
-
-
-JobDirText = Annotated[
-    str,
-    BeforeValidator(_job_dir),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "pattern": f"^[^{_UNSAFE_CHARS}]+$",
-            "patternErrorMessage": "a plain path: no spaces, quotes, '$', '#', '%' or "
-            "shell characters",
-        }
-    ),
-]
-"""Where job directories are created; the rule :func:`unsafe_path_char` states."""
-
-
 # --------------------------------------------------------------------------- env vars
 def _env_value(value: Any) -> str:
     if isinstance(value, bool):
@@ -231,7 +126,7 @@ def _env_value(value: Any) -> str:
     if not isinstance(value, str):
         fail(
             "wrong-type",
-            f"an environment value must be text, not {_kind(value)}",
+            f"an environment value must be text, not {kind(value)}",
             "write the value as text; pass a variable through as ${NAME}",
         )
     return value
@@ -241,7 +136,7 @@ def _env_name(value: Any) -> str:
     if not isinstance(value, str) or not env.NAME_RE.fullmatch(value):
         fail(
             "invalid-env-name",
-            f"{_show(value)} is not an environment variable name",
+            f"{show(value)} is not an environment variable name",
             "names are letters, digits and '_', not starting with a digit (e.g. HF_HOME)",
         )
     return value
@@ -283,12 +178,12 @@ SecretReference = Annotated[
 
 
 # --------------------------------------------------------------------------- helpers
-def _not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn:
+def not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn:
     """A name that YAML read as a number, boolean, list...: say so, and how to keep the text."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         fail(
             code,
-            f"{name} must be text, but YAML read it as the number {_number(value)}",
+            f"{name} must be text, but YAML read it as the number {number_text(value)}",
             "put the value in quotes so YAML keeps it as written",
         )
     if isinstance(value, bool):
@@ -297,10 +192,10 @@ def _not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn
             f"{name} must be text, but YAML read it as the boolean {str(value).lower()}",
             "put the value in quotes so YAML keeps it as written",
         )
-    fail(code, f"{name} must be text, not {_kind(value)}", "write a plain name")
+    fail(code, f"{name} must be text, not {kind(value)}", "write a plain name")
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "infinity"
     if isinstance(value, int) and abs(value) >= 10**40:
@@ -308,7 +203,7 @@ def _number(value: float) -> str:
     return str(value)
 
 
-def _kind(value: Any) -> str:
+def kind(value: Any) -> str:
     names = {
         bool: "true/false",
         int: "a number",
@@ -320,8 +215,8 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "text") if not isinstance(value, str) else f"'{value}'"
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     """The value quoted for a message; control characters (a trailing newline) made visible."""
     if not isinstance(value, str):
-        return _kind(value)
+        return kind(value)
     return "'" + "".join(repr(c)[1:-1] if not c.isprintable() else c for c in value) + "'"
