@@ -190,7 +190,8 @@ def tag(node: Node) -> str:
 
 
 def _is_merge(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and tag(node) == YAML_TAG + "merge"
+    """``<<`` resolved as a merge key (the text first: most keys are not ``<<``)."""
+    return node.value == "<<" and isinstance(node, ScalarNode) and tag(node) == YAML_TAG + "merge"
 
 
 def _node_kind(node: Node) -> str:

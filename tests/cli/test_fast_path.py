@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import typer.main
 
 from automodel_launch.cli import fast
@@ -33,3 +34,26 @@ def test_anything_unusual_goes_to_typer() -> None:
         {"format": "json", "strict": True},
         [Path("a.yaml"), Path("-b.yaml")],
     )
+
+
+def test_the_plugin_search_is_answered_without_its_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    monkeypatch.delitem(sys.modules, fast._PLUGIN_LOADER, raising=False)
+    fast._answer_plugin_search()
+    stand_in = sys.modules[fast._PLUGIN_LOADER]
+    assert stand_in.get_plugins() == ()
+    assert not hasattr(stand_in, "__path__")  # the import system sees a plain module
+    # any other name: the real loader, imported then
+    assert stand_in.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"
+    assert sys.modules[fast._PLUGIN_LOADER] is not stand_in
+
+
+def test_plugins_asked_for_are_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "some_plugin")
+    monkeypatch.delitem(sys.modules, fast._PLUGIN_LOADER, raising=False)
+    fast._answer_plugin_search()
+    assert fast._PLUGIN_LOADER not in sys.modules
