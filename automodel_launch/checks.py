@@ -80,11 +80,11 @@ def _is_image_path(image: str) -> bool:
 def _check_unset(
     document: LaunchDocument, sink: Collector, environ: Mapping[str, str], severity: Severity
 ) -> None:
-    section = document.launcher
-    if section == "interactive":
+    cfg = document.launcher_section
+    if cfg is None:
         return
-    raw = getattr(document, section).model_dump(mode="python", exclude_defaults=True)
-    for loc, text in strings(raw, (section,)):
+    raw = cfg.model_dump(mode="python", exclude_defaults=True)
+    for loc, text in strings(raw, (document.launcher,)):
         if loc[1] in SHELL_TEXT_FIELDS:
             continue
         for ref in env.scan(text).references:
@@ -93,12 +93,11 @@ def _check_unset(
                 and ref.name not in environ
                 and not env.is_runtime_variable(ref.name)
             ):
-                where = "the job starts" if section == "slurm" else "you submit"
                 sink.add(
                     "env-unset",
                     loc,
                     f"${{{ref.name}}} is not set here",
-                    f"export {ref.name} before {where}",
+                    f"export {ref.name} before {cfg.references_resolved}",
                     severity=severity,
                 )
 

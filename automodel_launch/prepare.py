@@ -76,14 +76,14 @@ def prepare(
 
 
 def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
-    section = document.slurm or document.skypilot
+    section = document.launcher_section
     configured = section.job_name if section is not None else None
     return configured or f"{entry.domain}_{entry.command}"
 
 
 def default_job_dir(document: LaunchDocument, name: str, *, unique: bool = False) -> Path:
     """``<job_dir or launcher default>/<name>``; with ``unique``, a fresh timestamped one."""
-    section = document.slurm or document.skypilot
+    section = document.launcher_section
     base = (section.job_dir if section is not None else None) or launcher_of(document).default_base
     base_path = Path(base).expanduser()
     return unique_job_dir(base_path, name) if unique else base_path / name

@@ -7,9 +7,11 @@ itself holds none.
 from __future__ import annotations
 
 import pytest
+from pydantic import Field
 
 from automodel_launch import secrets
-from automodel_launch.config.environment import CREDENTIAL_FIELDS, redactor
+from automodel_launch.config.environment import CREDENTIAL_FIELDS, credential_fields, redactor
+from automodel_launch.config.types import SecretReference, StrictSection
 from automodel_launch.diagnostics import Diagnostic, Severity
 
 HEX40 = "0123456789abcdef" * 2 + "01234567"
@@ -171,6 +173,14 @@ def test_the_file_redactor_knows_recipe_credentials_and_their_text_as_written() 
 
 def test_credential_fields_come_from_the_models() -> None:
     assert CREDENTIAL_FIELDS == {"hf_token": "HF_TOKEN", "wandb_key": "WANDB_API_KEY"}
+
+    class WithNgc(StrictSection):
+        ngc_key: SecretReference | None = Field(default=None, description="As `${NGC_API_KEY}`.")
+        ngc_org: str | None = Field(default=None, description="Not `${SECRET}`: plain text.")
+        plain: SecretReference | None = None
+
+    # a new SecretReference field is a credential with no table to edit
+    assert credential_fields((WithNgc,)) == {"ngc_key": "NGC_API_KEY", "plain": "PLAIN"}
 
 
 # ------------------------------------------------------------------ display

@@ -91,6 +91,11 @@ class LaunchDocument(OpenSection):
             return "skypilot"
         return "interactive"
 
+    @property
+    def launcher_section(self) -> SlurmConfig | SkyPilotConfig | None:
+        """The launcher's own section; None for a run on this node."""
+        return self.slurm or self.skypilot
+
 
 def job_config(data: dict[str, Any]) -> dict[str, Any]:
     """The recipe each rank reads: the file's data without the launcher's own sections."""

@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, get_args
 
+from pydantic import BaseModel
+
 from automodel_launch import secrets
 from automodel_launch.config.document import LAUNCHER_SECTIONS
 from automodel_launch.config.recipe_secrets import recipe_credentials
@@ -23,11 +25,13 @@ SHELL_TEXT_FIELDS = frozenset({"setup"})
 """Fields that are shell text, where ``$VAR`` and ``$(...)`` are meant for the shell."""
 
 
-def _credential_fields() -> dict[str, str]:
+def credential_fields(
+    models: tuple[type[BaseModel], ...] = (SlurmConfig, SkyPilotConfig),
+) -> dict[str, str]:
     """Every ``SecretReference`` field of the launcher models and the variable it is
     exported as: the reference its description shows (``${HF_TOKEN}``)."""
     found: dict[str, str] = {}
-    for model in (SlurmConfig, SkyPilotConfig):
+    for model in models:
         for name, info in model.model_fields.items():
             if not _is_secret_reference(info.annotation):
                 continue
@@ -43,7 +47,7 @@ def _is_secret_reference(annotation: Any) -> bool:
 
 
 _SHOWN_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-CREDENTIAL_FIELDS = _credential_fields()
+CREDENTIAL_FIELDS = credential_fields()
 """Credential fields and the variable each one is exported as."""
 SECRET_FIELDS = frozenset(CREDENTIAL_FIELDS)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
@@ -104,6 +104,9 @@ class SkyPilotConfig(StrictSection):
             ]
         },
     }
+
+    references_resolved: ClassVar[str] = "you submit"
+    """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
     cloud: Annotated[
         Cloud,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -50,6 +50,9 @@ class SlurmConfig(StrictSection):
             ]
         },
     }
+
+    references_resolved: ClassVar[str] = "the job starts"
+    """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
     job_name: JobName | None = Field(
         default=None,

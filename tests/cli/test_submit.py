@@ -79,3 +79,24 @@ def test_a_home_relative_job_dir_is_expanded(tmp_path: Path) -> None:
     assert done.stdout == f"run finished; files in {home}/x\n"
     assert not (tmp_path / "~").exists()
     assert sorted(p.name for p in (home / "x").iterdir()) == ["job_config.yaml", "run.sh"]
+
+
+def test_a_literal_under_a_secret_named_recipe_key_stops_a_submission(tmp_path: Path) -> None:
+    # validate only warns; a submission would carry the password in job_config.yaml
+    (tmp_path / "local.yaml").write_text(LOCAL + "wandb:\n  password: correct-horse\n")
+    job = tmp_path / "run1"
+    for dry_run in ((), ("--dry-run",)):
+        done = submit(
+            "local.yaml", *dry_run, "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin"
+        )
+        assert done.returncode == 1
+        assert "error[secret-in-recipe] wandb.password" in done.stderr
+        assert "correct-horse" not in done.stderr + done.stdout
+        assert not job.exists()
+    checked = subprocess.run(
+        [sys.executable, "-m", "automodel_launch", "validate", "local.yaml"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert checked.returncode == 0
+    assert "warning[secret-in-recipe] wandb.password" in checked.stdout

@@ -39,12 +39,10 @@ LINE = re.compile(
 
 
 def test_run_block_on_two_simulated_nodes(torchrun: str, tmp_path: Path) -> None:
-    from automodel_launch.render.entry import custom_entry
-
     files = render_text(
         CONFIG,
         "sky",
-        entry=custom_entry(str(HARNESS / "allreduce.py")),
+        entry=str(HARNESS / "allreduce.py"),
         environ={"RUN_TAG": "exp-7"},
         job_dir=str(tmp_path / "job"),
     )

@@ -17,11 +17,13 @@ def render_text(
     text: str,
     name: str = "case",
     *,
+    entry: str | None = None,
     environ: dict[str, str] | None = None,
     job_dir: str | None = None,
 ) -> dict[str, str]:
     """The job directory files for YAML text, through the path ``render --job-dir`` takes
-    (validate for rendering, then render); the config must have no errors."""
+    (validate for rendering, then render); the config must have no errors. ``entry`` is
+    what ``--entry`` would say."""
     with tempfile.TemporaryDirectory() as folder:
         previous = os.getcwd()
         os.chdir(folder)
@@ -30,7 +32,7 @@ def render_text(
             prepared = prepare(
                 Path(f"{name}.yaml"),
                 offline_settings(),
-                entry=EntryChoice(),
+                entry=EntryChoice(entry),
                 job_dir=Path(job_dir or f"/jobs/{name}"),
                 nproc_per_node=8,
                 environ=environ or {},

@@ -102,3 +102,21 @@ def test_a_credential_field_takes_the_variable_it_references() -> None:
     cfg = SkyPilotConfig.model_validate({"cloud": "aws", "hf_token": "${MY_HF}"})
     assert secret_values(cfg, {"MY_HF": "v-123", "HF_TOKEN": "other"}) == {"HF_TOKEN": "v-123"}
     assert secret_values(cfg, {}) == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [
+        ("DB_PASSWORD", "${DB_PW}"),  # a secret name, whatever the value looks like
+        ("PLAIN", "${DB_PASSWORD}"),  # a reference to a secret-named variable
+    ],
+)
+def test_a_secret_named_variable_travels_as_a_secret(name: str, reference: str) -> None:
+    plain_password = "correct-horse-battery"  # nothing token-shaped about it
+    section = f"skypilot:\n  cloud: aws\n  env_vars:\n    {name}: {reference}\n"
+    environ = {"DB_PW": plain_password, "DB_PASSWORD": plain_password}
+    text = render_text(RECIPE + section, environ=environ)["task.yaml"]
+    assert plain_password not in text
+    rendered = YAML(typ="safe").load(text)
+    assert rendered["secrets"] == {name: None}
+    assert name not in rendered.get("envs", {})
