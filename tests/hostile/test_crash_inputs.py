@@ -206,6 +206,25 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         assert (result.returncode, result.stderr) == (141, ""), args
 
 
+def test_a_reader_that_leaves_mid_output_ends_quietly(tmp_path: Path) -> None:
+    # validate ... | head -1: the first line is read, then the reader goes away
+    for i in range(2000):
+        (tmp_path / f"c{i:04}.yaml").write_text("slurm:\n  time: 4h\n")
+    code = "import sys\nsys.argv = ['automodel-launch', 'validate', '.']\n"
+    code += "from automodel_launch.cli import main\nmain()\n"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert writer.stdout is not None and writer.stderr is not None
+    first = writer.stdout.readline()
+    writer.stdout.close()
+    stderr = writer.stderr.read().decode()
+    assert writer.wait(timeout=30) == 141
+    assert first.decode().startswith("c0000.yaml:2:9: error[invalid-time]")
+    assert stderr == ""
+
+
 @pytest.mark.parametrize(
     "args", [("validate", "c.yaml"), ("schema",), ("render", "--no-check-paths", "c.yaml")]
 )
