@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -57,3 +59,30 @@ def validate() -> Validate:
 def brief(diagnostics: list[Diagnostic]) -> list[str]:
     """``line:col severity[code] path`` for each diagnostic: compact exact assertions."""
     return [f"{d.line}:{d.column} {d.severity.value}[{d.code}] {d.path}" for d in diagnostics]
+
+
+def as_a_user(argv: list[str]) -> list[str]:
+    """``argv`` run so that file modes apply: as is for a user, and for root (tests and CI
+    run as root) through ``setpriv`` without the capabilities that override them."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return argv
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root ignores file modes, and setpriv is not here to drop that power")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--", *argv]
+
+
+def run_cli(*args: str, cwd: Path, user: bool = False) -> subprocess.CompletedProcess[str]:
+    """``python -m automodel_launch ARGS`` from this checkout; ``user``: see :func:`as_a_user`."""
+    argv = [sys.executable, "-m", "automodel_launch", *args]
+    return subprocess.run(
+        as_a_user(argv) if user else argv,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )

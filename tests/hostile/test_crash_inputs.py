@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 BUDGET = 5.0
 OFFLINE = ("--no-check-paths", "--no-check-env")
@@ -157,18 +157,25 @@ def test_a_file_in_an_unsearchable_directory(tmp_path: Path) -> None:
     assert "error[file-unreadable] cannot read locked/x.yaml: Permission denied" in result.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root searches any directory")
 def test_a_really_unsearchable_directory(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
     (locked / "x.yaml").write_text(VALID)
     locked.chmod(0)
     try:
-        result = cli("validate", "locked/x.yaml", cwd=tmp_path)
+        results = [
+            run_cli(*args, cwd=tmp_path, user=True)
+            for args in (("validate", "locked/x.yaml"), ("validate", "locked"))
+        ]
     finally:
         locked.chmod(0o755)
-    assert result.returncode in (1, 3)
-    assert "Permission denied" in result.stdout + result.stderr
+    for result in results:
+        assert_no_crash(result.returncode, result.stderr)
+        assert result.returncode == 1
+    assert results[0].stdout.splitlines()[0] == (
+        "locked/x.yaml:1:1: error[file-unreadable] cannot read locked/x.yaml: Permission denied"
+    )
+    assert results[1].stdout.splitlines()[0].startswith("locked:1:1: error[file-unreadable]")
 
 
 # ------------------------------------------------------------------ values that tracebacked
