@@ -69,9 +69,12 @@ def bench(session: nox.Session) -> None:
     """validate against check-jsonschema on one config and on 200 corpus configs.
 
     First against check-jsonschema installed on its own (as pre-commit and pipx install
-    it), then against one sharing this venv (it gets our C YAML parser).
+    it), then against one sharing this venv (it gets our C YAML parser). The package is
+    installed as users install it (not editable: an editable install's import hook
+    costs every process of the venv, the floor peer's too).
     """
-    session.install("-e", ".", "check-jsonschema")
+    session.install(".", "check-jsonschema")
+    session.install("--force-reinstall", "--no-deps", ".")  # this tree, even if unversioned
     peer = Path(session.create_tmp()) / "peer"
     session.run("python", "-m", "venv", "--clear", str(peer))
     session.run(
