@@ -46,27 +46,39 @@ class RecipeCredential:
 
 
 def recipe_credentials(data: dict[str, Any]) -> list[RecipeCredential]:
-    """Every credential in the recipe sections, in one walk over keys and values."""
+    """Every credential in the recipe sections, in one walk over keys and values.
+
+    This walk runs on every file ``validate`` reads, recipe sections being most of a
+    file: a loc is built only for a credential or a nested section, and the cached
+    questions (:func:`secrets.looks_like_token`, :func:`secrets.is_secret_key`) come
+    first.
+    """
     found: list[RecipeCredential] = []
+    token = secrets.looks_like_token
+    secret_key = secrets.is_secret_key
 
     def walk(value: Any, loc: Loc) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
-                where = (*loc, key)
-                if secrets.looks_like_token(str(key)):
-                    found.append(RecipeCredential(where, "key"))
-                if isinstance(item, (dict, list)):
-                    walk(item, where)
-                elif isinstance(item, str) and secrets.looks_like_token(item):
-                    found.append(RecipeCredential(where, "value", item))
+                name = key if isinstance(key, str) else str(key)
+                if token(name):
+                    found.append(RecipeCredential((*loc, key), "key"))
+                if isinstance(item, str):
+                    if token(item):
+                        found.append(RecipeCredential((*loc, key), "value", item))
+                    elif secret_key(name) and not _only_a_reference(item):
+                        found.append(RecipeCredential((*loc, key), "named", item))
+                elif isinstance(item, (dict, list)):
+                    walk(item, (*loc, key))
                 elif is_recipe_secret(key, item):
-                    found.append(RecipeCredential(where, "named", item))
-        elif isinstance(value, list):
+                    found.append(RecipeCredential((*loc, key), "named", item))
+        else:
             for index, item in enumerate(value):
-                if isinstance(item, (dict, list)):
+                if isinstance(item, str):
+                    if token(item):
+                        found.append(RecipeCredential((*loc, index), "value", item))
+                elif isinstance(item, (dict, list)):
                     walk(item, (*loc, index))
-                elif isinstance(item, str) and secrets.looks_like_token(item):
-                    found.append(RecipeCredential((*loc, index), "value", item))
 
     for name, section in data.items():
         if name not in LAUNCHER_SECTIONS:
