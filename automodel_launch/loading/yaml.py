@@ -31,7 +31,7 @@ from automodel_launch.loading.nodes import (
     section_lines,
     tag,
 )
-from automodel_launch.loading.tags import Resolved
+from automodel_launch.loading.tags import YAML_TAG, Resolved
 
 _TOO_DEEP = (
     f"the YAML nests more than {MAX_DEPTH} levels deep",
@@ -150,7 +150,8 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "a recipe starts with keys such as 'model:' or 'slurm:'",
         )
         return LoadResult(None, sink.items)
-    if "*" in text and not expansion_is_bounded(root):
+    # an alias needs an anchor (the composer refuses an unknown one): no '&', no alias
+    if "&" in text and "*" in text and not expansion_is_bounded(root):
         sink.add(
             "alias-bomb",
             (),
@@ -182,14 +183,20 @@ class _Loader(CSafeLoader):
     """libyaml parses; the implicit tag of a plain scalar is looked up once per value.
 
     Recipes repeat the same scalars (true, 1, null, ...), and ruamel's resolver is Python.
-    The composer asks only for nodes without a tag in the file; the answer is marked
+    A plain scalar whose first character starts none of the resolver's patterns (most
+    text: names, paths) is text without asking it, exactly as it would answer. The
+    composer asks only for nodes without a tag in the file; the answer is marked
     :class:`~automodel_launch.loading.tags.Resolved` so the builder can tell the two apart.
     """
 
     _tags: ClassVar[dict[Any, Resolved]] = {}
+    _text = Resolved(suffix=YAML_TAG + "str")
+    _starters: ClassVar[frozenset[str] | None] = None
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         plain = kind is ScalarNode and implicit[0]
+        if plain and value and value[0] not in (self._starters or self._first_characters()):
+            return self._text
         if plain and len(value) > 64:
             return Resolved(suffix=str(super().resolve(kind, value, implicit)))
         # outside plain scalars the tag depends on the kind of node alone
@@ -200,6 +207,25 @@ class _Loader(CSafeLoader):
             if len(self._tags) < 50_000:
                 self._tags[key] = tag
         return tag
+
+    @classmethod
+    def _first_characters(cls) -> frozenset[str]:
+        """The characters the resolver's patterns start with; every character when it has
+        a pattern for any start or path resolvers (then nothing is answered early)."""
+        patterns = cls.yaml_implicit_resolvers
+        if None in patterns or cls.yaml_path_resolvers:
+            cls._starters = _EVERY_CHARACTER
+        else:
+            cls._starters = frozenset(k for k in patterns if k)
+        return cls._starters
+
+
+class _EveryCharacter(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_CHARACTER = _EveryCharacter()
 
 
 def _compose(text: str, sink: Collector) -> list[Node] | None:

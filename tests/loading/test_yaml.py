@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
@@ -580,3 +580,27 @@ def _has_nan(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_nan(v) for v in value)
     return False
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
+@example("llama")
+@example("no")
+@example("~")
+@example(".inf")
+@example("0o17")
+@example("=")
+@example("<<")
+@example("+1")
+@example("")
+def test_the_early_answer_for_plain_text_is_the_resolvers(value: str) -> None:
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import Resolver
+
+    from automodel_launch.loading.yaml import _Loader
+
+    loader = _Loader("a: 1")
+    try:
+        ours = str(loader.resolve(ScalarNode, value, (True, False)))
+    finally:
+        loader.dispose()
+    assert ours == str(Resolver().resolve(ScalarNode, value, (True, False)))
