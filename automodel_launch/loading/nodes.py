@@ -1,4 +1,5 @@
-"""Composed YAML nodes to plain Python data, recording where every key and value sits."""
+"""Composed YAML nodes to plain Python data (positions are looked up later, see
+:mod:`automodel_launch.loading.positions`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
 from automodel_launch.loading import tags
+from automodel_launch.loading.positions import is_merge, key_text, merged_pairs, tag
 from automodel_launch.loading.tags import YAML_TAG
 from automodel_launch.loading.yaml11 import MAX_INT_DIGITS
 
@@ -67,20 +69,16 @@ class TooDeep(Exception):
 
 
 class Builder:
-    """Builds data from nodes; fills ``keys``, ``values``, ``plain`` and ``tags`` (see
-    LoadedFile)."""
+    """Builds data from nodes; fills ``plain`` and ``tags`` (see LoadedFile)."""
 
     def __init__(self, sink: Collector) -> None:
         self.sink = sink
-        self.keys: dict[Loc, tuple[int, int]] = {}
-        self.values: dict[Loc, tuple[int, int]] = {}
         self.plain: dict[Loc, str] = {}
         self.tags: dict[Loc, str] = {}
 
     def build(self, node: Node, loc: Loc) -> Any:
         if len(loc) > MAX_DEPTH:
             raise TooDeep
-        self.values[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
         explicit = not isinstance(node.ctag, tags.Resolved)
         if explicit:
             self._note_tag(node, loc)
@@ -120,45 +118,31 @@ class Builder:
         """Explicit keys first; merged ones (``<<: *anchor``) only fill what is left,
         each built at its own loc, as if written out in this mapping."""
         out: dict[str, Any] = {}
-        merges: list[Node] = []
+        merging = False
         for key_node, value_node in node.value:
-            if _is_merge(key_node):
-                merges.append(value_node)
+            if is_merge(key_node):
+                merging = True
                 continue
             key = key_text(key_node)
-            child = (*loc, key)
-            position = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in out:
-                self._duplicate(key, child, position)
+                self._duplicate(node, key_node, (*loc, key))
                 continue
-            self.keys[child] = position
-            out[key] = self.build(value_node, child)
-        for key_node, value_node in self._merged(merges, loc):
+            out[key] = self.build(value_node, (*loc, key))
+        if not merging:
+            return out
+        pairs, bad = merged_pairs(node.value)
+        for source in bad:
+            self._add(
+                "invalid-merge", (*loc, "<<"), source,
+                f"a merge key (<<) takes a mapping or a list of mappings, "
+                f"not {_node_kind(source)}",
+                "merge an anchored mapping (<<: *defaults), or write the keys out",
+            )  # fmt: skip
+        for key_node, value_node in pairs:
             key = key_text(key_node)
             if key not in out:
-                child = (*loc, key)
-                self.keys[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                out[key] = self.build(value_node, child)
+                out[key] = self.build(value_node, (*loc, key))
         return out
-
-    def _merged(self, merges: list[Node], loc: Loc) -> list[tuple[Node, Node]]:
-        """The pairs ``<<`` brings in, earlier sources first (the first one wins)."""
-        pairs: list[tuple[Node, Node]] = []
-        for merge in merges:
-            sources = merge.value if isinstance(merge, SequenceNode) else [merge]
-            for source in sources:
-                if isinstance(source, MappingNode):
-                    own = [(k, v) for k, v in source.value if not _is_merge(k)]
-                    inner = [v for k, v in source.value if _is_merge(k)]
-                    pairs += own + self._merged(inner, loc)
-                else:
-                    self._add(
-                        "invalid-merge", (*loc, "<<"), source,
-                        f"a merge key (<<) takes a mapping or a list of mappings, "
-                        f"not {_node_kind(source)}",
-                        "merge an anchored mapping (<<: *defaults), or write the keys out",
-                    )  # fmt: skip
-        return pairs
 
     def _add(self, code: str, loc: Loc, node: Node, message: str, hint: str) -> None:
         mark = node.start_mark
@@ -168,42 +152,25 @@ class Builder:
             )
         )
 
-    def _duplicate(self, key: str, loc: Loc, position: tuple[int, int]) -> None:
-        first = self.keys[loc]
+    def _duplicate(self, mapping: MappingNode, key_node: Node, loc: Loc) -> None:
+        key = str(loc[-1])
+        first = next(k for k, _ in mapping.value if not is_merge(k) and key_text(k) == key)
+        mark = key_node.start_mark
         self.sink.items.append(
             Diagnostic(
-                CODES["duplicate-key"][0], "duplicate-key", dotted(loc), *position,
-                f"key '{key}' appears twice in this mapping (first on line {first[0]}); "
-                "AutoModel silently keeps the last one",
+                CODES["duplicate-key"][0], "duplicate-key", dotted(loc),
+                mark.line + 1, mark.column + 1,
+                f"key '{key}' appears twice in this mapping (first on line "
+                f"{first.start_mark.line + 1}); AutoModel silently keeps the last one",
                 "delete or rename one of them",
             )
         )  # fmt: skip
-
-
-def tag(node: Node) -> str:
-    """The node's tag text; a plain suffix skips ruamel's URI decoding on every call."""
-    ctag = node.ctag
-    suffix = ctag.suffix if ctag is not None else None
-    if ctag is not None and ctag.handle is None and isinstance(suffix, str) and "%" not in suffix:
-        return suffix
-    return str(node.tag)
-
-
-def _is_merge(node: Node) -> bool:
-    """``<<`` resolved as a merge key (the text first: most keys are not ``<<``)."""
-    return node.value == "<<" and isinstance(node, ScalarNode) and tag(node) == YAML_TAG + "merge"
 
 
 def _node_kind(node: Node) -> str:
     if isinstance(node, SequenceNode):
         return "a list"
     return "a single value" if isinstance(node, ScalarNode) else "a mapping"
-
-
-def key_text(node: Node) -> str:
-    if isinstance(node, ScalarNode):
-        return str(node.value)
-    return f"<{type(node).__name__.removesuffix('Node').lower()} key>"
 
 
 def scalar_value(node: ScalarNode) -> Any:

@@ -11,6 +11,7 @@ Bad input of any kind becomes a diagnostic, never an exception.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,8 +30,8 @@ from automodel_launch.loading.nodes import (
     TooDeep,
     expansion_is_bounded,
     section_lines,
-    tag,
 )
+from automodel_launch.loading.positions import Positions, tag
 from automodel_launch.loading.tags import YAML_TAG, Resolved
 
 _TOO_DEEP = (
@@ -47,8 +48,9 @@ class LoadedFile:
 
     path: str
     data: dict[str, Any]
-    keys: dict[Loc, tuple[int, int]] = field(default_factory=dict)
-    values: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    keys: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
+    values: Mapping[Loc, tuple[int, int]] = field(default_factory=dict)
+    """Where each loc's key and value sit, looked up when asked (see positions.py)."""
     plain: dict[Loc, str] = field(default_factory=dict)
     """The source text of each unquoted scalar without a tag, for the YAML 1.1 comparison."""
     tags: dict[Loc, str] = field(default_factory=dict)
@@ -169,8 +171,8 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
     loaded = LoadedFile(
         path=name,
         data=data if isinstance(data, dict) else {},
-        keys=builder.keys,
-        values=builder.values,
+        keys=Positions(root, at_key=True),
+        values=Positions(root),
         plain=builder.plain,
         tags=builder.tags,
         text=text,
