@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from automodel_launch import secrets
 from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.loading import load_text
 from automodel_launch.settings import Settings
@@ -33,6 +34,13 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
             monkeypatch.delenv(name)
     monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-xdg-config"))
+
+
+@pytest.fixture(autouse=True)
+def _uncached_token_check() -> None:
+    """Each test runs secrets' token check, not an answer cached by an earlier test (mutation
+    testing forks every mutant from a process that already ran the suite)."""
+    secrets._short_looks_like_token.cache_clear()
 
 
 def offline_settings(**overrides: object) -> Settings:

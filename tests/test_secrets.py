@@ -56,6 +56,14 @@ TOKENS = {
         ("GITHUB_PAT", True),
         ("GIT_AUTH", True),
         ("SSH_PASSPHRASE", True),
+        ("NGC_TOKEN_V2", True),
+        ("OPENAI_APIKEY_2", True),
+        ("OPENAIAPIKEY", True),
+        ("CLIENT_SECRET", True),
+        ("PASSWORD_DB", True),
+        ("DB_PASSWD", True),
+        ("GIT_CREDENTIAL", True),
+        ("GCP_CREDENTIALS", True),
         ("TOKENIZERS_PARALLELISM", False),
         ("KEYBOARD", False),
         ("MONKEY", False),
@@ -71,7 +79,8 @@ def test_is_secret_name(name: str, secret: bool) -> None:
     "key",
     ["api_key", "apiKey", "API_KEY", "password", "passwd", "db_password", "hf_token", "token",
      "access_token", "auth_token", "secret", "client_secret", "secret_key", "private_key",
-     "wandb_key", "github_pat", "credentials", "apikey", "passphrase", "refresh-token"],
+     "wandb_key", "github_pat", "credentials", "apikey", "passphrase", "refresh-token",
+     "secrets", "credential", "accesskey", "privatekey", "model_api_key", "hfToken"],
 )  # fmt: skip
 def test_recipe_keys_that_name_a_credential(key: str) -> None:
     assert secrets.is_secret_key(key)
@@ -82,10 +91,21 @@ def test_recipe_keys_that_name_a_credential(key: str) -> None:
     ["key", "keys", "tokenizer", "tokenizer_name", "max_tokens", "pad_token", "bos_token",
      "eos_token", "eos_token_id", "mask_token_id", "monkey", "num_key_value_heads",
      "check_phantom_keys", "token_loss_weight", "pretokenize", "add_eos_token", "sort_key",
-     "passage_prefix", "n_passages", "hf_adapter_ignored_key_prefix", "", "_"],
+     "passage_prefix", "n_passages", "hf_adapter_ignored_key_prefix", "", "_", "hf_model_key"],
 )  # fmt: skip
 def test_recipe_keys_that_do_not(key: str) -> None:
     assert not secrets.is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["signing_key", "encryption_key", "client_key", "license_key", "openai_key",
+     "anthropic_key", "huggingface_token", "ngc_key", "google_key", "aws_key", "github_token",
+     "gh_token", "gitlab_token", "slack_token", "bearer_token", "session_token", "oauth_token",
+     "bot_token", "personal_token", "hub_token", "security_key", "service_key"],
+)  # fmt: skip
+def test_every_qualifier_makes_a_key_or_token_a_credential(key: str) -> None:
+    assert secrets.is_secret_key(key)
 
 
 # ------------------------------------------------------------------ values
@@ -108,6 +128,11 @@ def test_every_token_format_is_recognised_alone_and_inside_text(kind: str) -> No
         "AIza" + "a" * 34,
         "sk-short",
         "nvapi-" + "a" * 19,
+        "sk-" + "a" * 19,
+        "GR1348941" + "a" * 19,
+        "xoxb-" + "abcdefghi",
+        "api_key=" + HEX40 + "a",  # 41 hex digits: not a W&B key
+        "\u00e9t\u00e9 \u00a0",
         HEX40,  # a commit hash alone is not a key
         "revision: " + HEX40,
         "https://user:${GIT_PASSWORD}@example.com/x",
@@ -133,6 +158,83 @@ def test_openai_and_anthropic_key_styles(prefix: str) -> None:
     assert secrets.redact_tokens(f"OPENAI={prefix}{'Q7_-' * 6}") == "OPENAI=***"
 
 
+@pytest.mark.parametrize(
+    "token",
+    [
+        "hf_" + "a" * 30,
+        "ghp_" + "a" * 30,
+        "github_pat_" + "a" * 22,
+        "GR1348941" + "a" * 20,
+        "sk-" + "a" * 20,
+        "nvapi-" + "a" * 20,
+        "xoxb-" + "abcdefghij",
+    ],
+)
+def test_tokens_of_the_shortest_length(token: str) -> None:
+    assert secrets.redact_tokens(f"x={token} y") == "x=*** y"
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-",
+     "gloas-"],
+)  # fmt: skip
+def test_every_gitlab_prefix(prefix: str) -> None:
+    assert secrets.redact_tokens(f"url {prefix}{'Ab1_' * 5} end") == "url *** end"
+
+
+@pytest.mark.parametrize("prefix", ["A3TX", "ABIA", "ACCA", "AKIA", "ASIA"])
+def test_every_aws_key_id_prefix(prefix: str) -> None:
+    assert secrets.redact_tokens(f"id {prefix}ABCDEFGH23456789 end") == "id *** end"
+
+
+@pytest.mark.parametrize("letter", "abposr")
+def test_every_slack_token_kind_in_both_forms(letter: str) -> None:
+    numbered, worded = f"xox{letter}-1-a", f"xox{letter}-" + "abcdefghij"
+    assert secrets.redact_tokens(f"s {numbered} {worded} {numbered.upper()} e") == "s *** *** *** e"
+
+
+def test_slack_webhook_url() -> None:
+    url = "https://hooks.slack.com/services/" + "T0A1/B2C3/" + "x9Y8z7"
+    assert secrets.redact_tokens(f"hook: {url}") == "hook: ***"
+
+
+def test_a_whole_private_key_block_goes_and_the_text_after_it_stays() -> None:
+    label = "RSA " + "PRIVATE KEY"
+    block = f"-----BEGIN {label}-----" + "MIIB" * 16 + f"-----END {label}-----"
+    assert secrets.redact_tokens(f"a {block} b") == "a *** b"
+
+
+def test_a_private_key_without_its_end_goes_to_the_end_of_the_line() -> None:
+    head = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"
+    assert secrets.redact_tokens(f"k: {head}b3BlbnNzaC1r rest\nnext") == "k: ***\nnext"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("key BEGIN EC " + "PRIVATE KEY here", "key *** here"),
+        ("PuTTY-User-" + "Key-File-3: ssh-ed25519", "***: ssh-ed25519"),
+    ],
+)
+def test_private_key_markers_without_dashes(text: str, shown: str) -> None:
+    assert secrets.redact_tokens(text) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["token=" + HEX40, "secret: " + HEX40, "password=" + HEX40, "passwd=" + HEX40,
+     "API_KEY: " + HEX40],
+)  # fmt: skip
+def test_a_hex_key_under_every_key_like_name(text: str) -> None:
+    assert secrets.redact_tokens(text) == text.removesuffix(HEX40) + "***"
+
+
+def test_a_text_holding_every_hint_is_still_searched() -> None:
+    text = " ".join(secrets._LITERALS) + " " + TOKENS["hugging-face"]
+    assert secrets.redact_tokens(text) == " ".join(secrets._LITERALS) + " ***"
+
+
 def test_only_the_password_of_a_url_is_masked() -> None:
     url = "https://user:" + "pa55word" + "@host/x.git"
     assert secrets.redact_tokens(url) == "https://user:***@host/x.git"
@@ -156,6 +258,7 @@ def test_known_values_then_patterns() -> None:
 
 def test_values_too_short_to_redact_safely_are_ignored() -> None:
     assert secrets.Redactor(["ab", ""])("ab cab") == "ab cab"
+    assert secrets.Redactor(["abc"])("ab abc") == "ab ***"
 
 
 @pytest.mark.parametrize("launcher", ["slurm", "skypilot"])
@@ -191,9 +294,24 @@ def test_display_escapes_terminal_controls() -> None:
 
 def test_display_cuts_long_words_and_long_texts() -> None:
     shown = secrets.display("'" + "x" * 4_000_000 + "' is not valid")
-    assert shown == "'" + "x" * (secrets.LONG_WORD - 1) + "... is not valid"
-    spaced = secrets.display("ab " * 1000)
-    assert len(spaced) == secrets.LONG_TEXT + 3 and spaced.endswith("...")
+    assert shown == "'" + "x" * 119 + "... is not valid"
+    assert secrets.display("ab " * 1000) == ("ab " * 200) + "..."
+
+
+def test_display_cut_lengths_exactly() -> None:
+    assert secrets.display("y" * 120) == "y" * 120
+    assert secrets.display("y" * 121) == "y" * 120 + "..."
+    assert secrets.display("abcd " * 120) == "abcd " * 120
+    assert secrets.display("abcd " * 120 + "z") == "abcd " * 120 + "..."
+
+
+@pytest.mark.parametrize(
+    "char",
+    ["\x00", "\x1f", "\x7f", "\x80", "\x9f", "\u200b", "\u200f", "\u202a", "\u202e",
+     "\u2066", "\u2069", "\ufeff"],
+)  # fmt: skip
+def test_display_escapes_every_control_range_to_its_ends(char: str) -> None:
+    assert secrets.display(f"a{char}b") == "a" + repr(char)[1:-1] + "b"
 
 
 def test_display_redacts_before_cutting() -> None:

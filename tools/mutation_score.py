@@ -2,9 +2,11 @@
 
 The modules are pyproject's ``[tool.mutmut] only_mutate`` list; :data:`ONLY_FUNCTIONS`
 narrows a module to the functions under test (the rest of it is covered elsewhere).
-mutmut 3 mutates function bodies only, so the constants that carry the rules (the
-characters left unquoted, Slurm's largest time, the reference pattern, the severity
-catalogue) get :data:`HAND_MUTANTS`, each run against its tests in a scratch copy.
+mutmut 3 mutates undecorated function bodies only, so the constants that carry the rules
+(the characters left unquoted, Slurm's largest time, the reference pattern, the severity
+catalogue, every secret word, token shape and length) and the decorated functions
+(``lru_cache``, ``property``) get :data:`HAND_MUTANTS`, each run against its tests in a
+scratch copy.
 A module passes when the unit tests kill at least ``--threshold`` percent of its
 mutants, not counting those listed in ``tools/mutation_equivalents.txt`` (one mutant a
 line, ``NAME | text of the mutated line | why it cannot change behaviour``; the text is
@@ -18,10 +20,13 @@ import argparse
 import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,15 +37,6 @@ EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 ONLY_FUNCTIONS: dict[str, tuple[str, ...]] = {
     # The header comment's newline replacement; the rest is pinned by golden scripts.
     "automodel_launch/render/slurm.py": ("_comment",),
-    # The ${VAR} reference functions (secret detection is scored with its own module).
-    "automodel_launch/loading/env.py": (
-        "scan",
-        "split",
-        "expand",
-        "is_pure_reference",
-        "is_reference_only",
-        "is_runtime_variable",
-    ),
 }
 
 
@@ -60,6 +56,39 @@ SHELL, SHELL_TESTS = "automodel_launch/render/shell.py", ("tests/render/test_she
 TIME, TIME_TESTS = "automodel_launch/config/slurm_time.py", ("tests/config/test_slurm_time.py",)
 ENV, ENV_TESTS = "automodel_launch/loading/env.py", ("tests/loading/test_env.py",)
 DIAG, DIAG_TESTS = "automodel_launch/diagnostics.py", ("tests/test_diagnostics.py",)
+SECRETS, SECRETS_TESTS = "automodel_launch/secrets.py", ("tests/test_secrets.py",)
+CONTROL_RANGES = (  # _CONTROL's ranges, each end moved inwards by one
+    (r"\x00", r"\x1f", r"\x01", r"\x1e"),
+    (r"\x7f", r"\x9f", r"\x80", r"\x9e"),
+    (r"\u200b", r"\u200f", r"\u200c", r"\u200e"),
+    (r"\u202a", r"\u202e", r"\u202b", r"\u202d"),
+    (r"\u2066", r"\u2069", r"\u2067", r"\u2068"),
+)
+
+
+def drop_each(
+    path: str, listing: str, tests: tuple[str, ...] = SECRETS_TESTS, keep: tuple[str, ...] = ()
+) -> Iterator[HandMutant]:
+    """One mutant per quoted item of ``listing`` (a line of a literal set or tuple), the
+    item removed: each word of a word list must be pinned by a test of its own."""
+    for item in re.findall(r'"[^"]*"', listing):
+        if item.strip('"') in keep:
+            continue
+        with_comma = next(
+            text for text in (f"{item}, ", f", {item}", f"{item},", item) if text in listing
+        )
+        yield HandMutant(path, listing, listing.replace(with_comma, "", 1), tests)
+
+
+def drop_alternative(
+    path: str, alternation: str, tests: tuple[str, ...] = SECRETS_TESTS
+) -> Iterator[HandMutant]:
+    """One mutant per branch of a regular expression's ``a|b|c``, the branch removed."""
+    branches = alternation.split("|")
+    for i in range(len(branches)):
+        yield HandMutant(path, alternation, "|".join(branches[:i] + branches[i + 1 :]), tests)
+
+
 PLAIN = 'r"[A-Za-z0-9_@%+:,./-]+"'
 HAND_MUTANTS = [
     *(HandMutant(SHELL, PLAIN, PLAIN.replace("/-", f"/{ch}-"), SHELL_TESTS) for ch in ";~= *"),
@@ -82,6 +111,127 @@ HAND_MUTANTS = [
     ),
     HandMutant(DIAG, '"expected a list"', '"expected a sequence"', DIAG_TESTS),
     HandMutant(DIAG, '("gt", "more than")', '("ge", "more than")', DIAG_TESTS),
+    *drop_each(SECRETS, '{"TOKEN", "KEY", "APIKEY", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",'),
+    *drop_each(SECRETS, '"CREDENTIAL", "CREDENTIALS", "AUTH", "PAT"}'),
+    *drop_each(SECRETS, '("TOKEN", "APIKEY", "PASSWORD")'),
+    *drop_each(
+        SECRETS,
+        '{"secret", "secrets", "password", "passwd", "passphrase", "credential", "credentials",',
+    ),
+    *drop_each(SECRETS, '"apikey", "accesskey", "privatekey"}'),
+    # "secret" stays a qualifier: alone it is a secret word, so "secret_key" is one anyway.
+    # "secret" stays a qualifier: alone it is a secret word, so "secret_key" is one anyway.
+    *drop_each(
+        SECRETS,
+        '{"api", "access", "secret", "private", "auth", "wandb", "signing",',
+        keep=("secret",),
+    ),
+    *drop_each(SECRETS, '"encryption", "client",\n     "license",'),
+    *drop_each(
+        SECRETS, '"openai", "anthropic", "hf", "huggingface", "ngc", "google", "aws", "github",'
+    ),
+    *drop_each(
+        SECRETS,
+        '"gh", "gitlab", "slack", "bearer", "refresh", "session", "oauth", "bot", "personal",',
+    ),
+    *drop_each(SECRETS, '"hub", "security", "service"}'),
+    *drop_each(SECRETS, '"hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",'),
+    *drop_each(SECRETS, '"gldt-", "glft-",\n    "glsoat-", "glrt-", "glcbt-", "glimt-",'),
+    *drop_each(SECRETS, '"glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",', keep=("glimt-",)),
+    *drop_each(SECRETS, '"A3T", "ABIA", "ACCA", "AKIA", "ASIA", "AIza", "hooks.slack.com", "sk-",'),
+    *drop_each(SECRETS, '"nvapi-", "eyJ",\n    "PRIVATE KEY", "PuTTY-User-Key-File-",'),
+    *(
+        HandMutant(SECRETS, "gh[pousr]_", f"gh[{'pousr'.replace(c, '')}]_", SECRETS_TESTS)
+        for c in "pousr"
+    ),
+    *drop_alternative(SECRETS, "glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas"),
+    *drop_alternative(SECRETS, "A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA"),
+    *(
+        HandMutant(
+            SECRETS,
+            f"xox[abposr]-{after}",
+            f"xox[{'abposr'.replace(c, '')}]-{after}",
+            SECRETS_TESTS,
+        )
+        for after in ("(?:", "[A-Za")
+        for c in "abposr"
+    ),
+    *(
+        HandMutant(SECRETS, f"{shape}{{{n}{tail}}}", f"{shape}{{{n + d}{tail}}}", SECRETS_TESTS)
+        for shape, n, tail in (
+            ("hf_[A-Za-z0-9]", 30, ","),
+            ("gh[pousr]_[A-Za-z0-9_]", 30, ","),
+            ("github_pat_[A-Za-z0-9_]", 22, ","),
+            ("gloas)-[A-Za-z0-9_-]", 20, ","),
+            ("GR1348941[A-Za-z0-9_-]", 20, ","),
+            ("[0-9A-Z]", 16, ""),
+            ("AIza[0-9A-Za-z_-]", 35, ""),
+            ("xox[abposr]-[A-Za-z0-9-]", 10, ","),
+            ("sk-[A-Za-z0-9_-]", 20, ","),
+            ("nvapi-[A-Za-z0-9_-]", 20, ","),
+            ("(?P<secret>[0-9a-f]", 40, ""),
+        )
+        for d in (-1, 1)
+    ),
+    HandMutant(SECRETS, r'r"(?i:xox[abposr]-(?:\d+-)+[a-z0-9]+)|xox', 'r"xox', SECRETS_TESTS),
+    HandMutant(SECRETS, r"+)|xox[abposr]-[A-Za-z0-9-]{10,}", "+)", SECRETS_TESTS),
+    HandMutant(
+        SECRETS,
+        r'r"https://hooks\.slack\.com/services/',
+        r'r"https://hooks\.slack\.com/x/',
+        SECRETS_TESTS,
+    ),
+    HandMutant(SECRETS, r"[\s\S]{0,20000}?-----END", r"[\s\S]{0,20}?-----END", SECRETS_TESTS),
+    HandMutant(
+        SECRETS,
+        r"PRIVATE KEY(?: BLOCK)?-----|[^\n]*)",
+        r"PRIVATE KEY(?: BLOCK)?-----|)",
+        SECRETS_TESTS,
+    ),
+    HandMutant(
+        SECRETS, r'r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY', r'r"PuTTY', SECRETS_TESTS
+    ),
+    HandMutant(SECRETS, r"(?: BLOCK)?|PuTTY-User-Key-File-\d", "(?: BLOCK)?", SECRETS_TESTS),
+    *drop_alternative(SECRETS, "key|token|secret|passw(?:or)?d"),
+    HandMutant(SECRETS, "passw(?:or)?d)", "password)", SECRETS_TESTS),
+    HandMutant(SECRETS, r'r"(?i)(?:key', r'r"(?:key', SECRETS_TESTS),
+    HandMutant(SECRETS, r"\s*[:=]\s*", r"\s*[=]\s*", SECRETS_TESTS),
+    HandMutant(SECRETS, r"\s*[:=]\s*", r"\s*[:]\s*", SECRETS_TESTS),
+    HandMutant(SECRETS, "{40})(?![0-9a-f])", "{40})", SECRETS_TESTS),
+    HandMutant(SECRETS, r"(?!\$\{)[^:/?#", "[^:/?#", SECRETS_TESTS),
+    # mutmut leaves decorated functions alone: is_secret_key (lru_cache), Redactor.values
+    *(
+        HandMutant(SECRETS, old, new, SECRETS_TESTS)
+        for old, new in (
+            ("[w.lower() for w in", "[w for w in"),
+            ("    if not words:\n        return False\n", ""),
+            ('if last == "token" and not before:', 'if last == "token":'),
+            ('if last == "token" and not before:', 'if last == "token" and before:'),
+            ('("key", "token", "pat")', '("token", "pat")'),
+            ('("key", "token", "pat")', '("key", "pat")'),
+            ('("key", "token", "pat")', '("key", "token")'),
+            ("before[-1] in _KEY_QUALIFIERS", "before[0] in _KEY_QUALIFIERS"),
+            ("bool(before) and before[-1]", "before[-1]"),
+            ('r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])"', 'r"[^A-Za-z0-9]+"'),
+            ("key=len, reverse=True", "key=len"),
+            ("if len(v) >= 3}", "if len(v) >= 2}"),
+            ("if len(v) >= 3}", "if len(v) >= 4}"),
+            ("self._source() if callable(self._source) else self._source", "self._source"),
+        )
+    ),
+    HandMutant(SECRETS, 'MASK = "***"', 'MASK = "**"', SECRETS_TESTS),
+    HandMutant(SECRETS, "LONG_WORD = 120", "LONG_WORD = 119", SECRETS_TESTS),
+    HandMutant(SECRETS, "LONG_WORD = 120", "LONG_WORD = 121", SECRETS_TESTS),
+    HandMutant(SECRETS, "LONG_TEXT = 600", "LONG_TEXT = 599", SECRETS_TESTS),
+    HandMutant(SECRETS, "LONG_TEXT = 600", "LONG_TEXT = 601", SECRETS_TESTS),
+    HandMutant(SECRETS, "{{{LONG_WORD + 1},}}", "{{{LONG_WORD},}}", SECRETS_TESTS),
+    HandMutant(SECRETS, "{{{LONG_WORD + 1},}}", "{{{LONG_WORD + 2},}}", SECRETS_TESTS),
+    *(
+        HandMutant(SECRETS, f"{lo}-{hi}", new, SECRETS_TESTS)
+        for lo, hi, low, high in CONTROL_RANGES
+        for new in (f"{low}-{hi}", f"{lo}-{high}")
+    ),
+    HandMutant(SECRETS, r"\u2069\ufeff]", r"\u2069]", SECRETS_TESTS),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 
@@ -176,29 +326,46 @@ def score(path: str, excused: dict[str, str], hand: dict[str, bool]) -> Score:
     return result
 
 
-def run_hand_mutants(mutants: list[HandMutant]) -> dict[str, bool]:
-    """Apply each mutant to a scratch copy of the project; True when a test failed."""
+def run_hand_mutants(mutants: list[HandMutant], jobs: int = 2) -> dict[str, bool]:
+    """Apply each mutant to a scratch copy of the project; True when a test failed.
+
+    ``jobs`` workers, each with its own copy, share the list.
+    """
+    for mutant in mutants:
+        if (ROOT / mutant.path).read_text(encoding="utf-8").count(mutant.old) != 1:
+            sys.exit(f"hand mutant no longer applies (edit HAND_MUTANTS): {mutant.name}")
     killed: dict[str, bool] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        skip = shutil.ignore_patterns("__pycache__", "node_modules", "*.pyc")
-        for part in ("automodel_launch", "tests", "examples"):
-            shutil.copytree(ROOT / part, root / part, ignore=skip)
-        shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
-        env = {**os.environ, "PYTHONPATH": str(root), "CI": "true"}
-        for mutant in mutants:
-            target = root / mutant.path
-            original = target.read_text(encoding="utf-8")
-            if original.count(mutant.old) != 1:
-                sys.exit(f"hand mutant no longer applies (edit HAND_MUTANTS): {mutant.name}")
-            target.write_text(original.replace(mutant.old, mutant.new), encoding="utf-8")
-            command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-            result = subprocess.run(
-                [*command, *mutant.tests], cwd=root, env=env, capture_output=True, check=False
-            )
-            target.write_text(original, encoding="utf-8")
-            killed[mutant.name] = result.returncode == 1
-            print(f"{'killed  ' if killed[mutant.name] else 'SURVIVED'} {mutant.name}")
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(jobs) as pool:
+        roots = [_copy_project(Path(scratch) / str(i)) for i in range(jobs)]
+        batches = [mutants[i::jobs] for i in range(jobs)]
+        for batch in pool.map(_run_batch, roots, batches):
+            killed.update(batch)
+    return killed
+
+
+def _copy_project(root: Path) -> Path:
+    skip = shutil.ignore_patterns("__pycache__", "node_modules", "*.pyc")
+    for part in ("automodel_launch", "tests", "examples"):
+        shutil.copytree(ROOT / part, root / part, ignore=skip)
+    shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def _run_batch(root: Path, mutants: list[HandMutant]) -> dict[str, bool]:
+    # No bytecode: two same-sized mutants written within a second would share a stale .pyc.
+    env = {**os.environ, "PYTHONPATH": str(root), "CI": "true", "PYTHONDONTWRITEBYTECODE": "1"}
+    killed: dict[str, bool] = {}
+    for mutant in mutants:
+        target = root / mutant.path
+        original = target.read_text(encoding="utf-8")
+        target.write_text(original.replace(mutant.old, mutant.new), encoding="utf-8")
+        command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+        result = subprocess.run(
+            [*command, *mutant.tests], cwd=root, env=env, capture_output=True, check=False
+        )
+        target.write_text(original, encoding="utf-8")
+        killed[mutant.name] = result.returncode == 1
+        print(f"{'killed  ' if killed[mutant.name] else 'SURVIVED'} {mutant.name}", flush=True)
     return killed
 
 
