@@ -83,3 +83,16 @@ def test_a_recipe_credential_stops_a_render() -> None:
     report = validate_loaded(loaded, offline_settings(), purpose="render")
     assert brief(report.diagnostics) == ["2:13 error[secret-in-recipe] wandb.password"]
     assert report.document is None
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '"\\x68f_' + "A1b2C3d4" * 4 + '"',  # hf_... spelled with an escape
+        '"hf_' + "A1b2C3d4" * 2 + "\\\n    " + "A1b2C3d4" * 2 + '"',  # joined across a line
+    ],
+)
+def test_a_token_spelled_with_yaml_escapes_is_still_found(validate: Validate, written: str) -> None:
+    text = f"model:\n  source: {written}\n"
+    assert "hf_" + "A1b2C3d4" * 4 not in text  # the text alone does not show it
+    assert brief(validate(text)) == ["2:11 warning[secret-in-recipe] model.source"]
