@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -90,7 +90,13 @@ def run_cli(*args: str, cwd: Path, user: bool = False) -> subprocess.CompletedPr
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**_without_mutation_run(os.environ), "PYTHONPATH": str(ROOT)},
         timeout=60,
         check=False,
     )
+
+
+def _without_mutation_run(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment less mutmut's: a child runs the code as written (mutmut's own
+    bookkeeping in a child looks for its configuration in the child's folder)."""
+    return {k: v for k, v in environ.items() if k != "MUTANT_UNDER_TEST"}
