@@ -176,6 +176,14 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u206
 _WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
 
 
+def control_character(text: str, allowed: str = "") -> str | None:
+    """The first control character in ``text`` that is not in ``allowed``, else None."""
+    for found in _CONTROL.finditer(text):
+        if found.group() not in allowed:
+            return found.group()
+    return None
+
+
 def escape_controls(text: str) -> str:
     """Control characters (ANSI/OSC escapes, newlines, bidi overrides) as visible escapes."""
     return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1], text)

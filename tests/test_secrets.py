@@ -314,6 +314,14 @@ def test_display_escapes_every_control_range_to_its_ends(char: str) -> None:
     assert secrets.display(f"a{char}b") == "a" + repr(char)[1:-1] + "b"
 
 
+def test_the_first_control_character_not_allowed() -> None:
+    assert secrets.control_character("plain text") is None
+    assert secrets.control_character("a\tb\nc") == "\t"
+    assert secrets.control_character("a\tb\nc", allowed="\t\n") is None
+    assert secrets.control_character("a\tb\x1b[2J\u202e", allowed="\t") == "\x1b"
+    assert secrets.control_character("\u202ex\x1b", allowed="\t\n") == "\u202e"
+
+
 def test_display_redacts_before_cutting() -> None:
     shown = secrets.display("x" * 10 + TOKENS["github-ghp"])
     assert "A1b2" not in shown

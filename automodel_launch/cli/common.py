@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 
 def load_settings(**flags: Any) -> Settings:
     """Settings with the flags the user gave on top; a bad source is a usage error (exit 2)."""
+    from automodel_launch.secrets import display
     from automodel_launch.settings import SettingsError, resolve_settings
 
     try:
         return resolve_settings(**flags)
-    except SettingsError as exc:
-        raise typer.BadParameter(str(exc)) from None
+    except SettingsError as exc:  # it quotes variable names and paths: cleaned like any output
+        raise typer.BadParameter(display(str(exc))) from None
 
 
 def report_problems(report: FileReport, settings: Settings) -> None:
@@ -43,12 +44,13 @@ def script_value(value: V) -> V:
     """
     if value is None:
         return value
-    text = str(value)
-    for char in text:
-        if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0:
-            raise typer.BadParameter(
-                f"it holds the control character {ord(char):#04x}, which no script line can carry"
-            )
+    from automodel_launch.secrets import control_character
+
+    char = control_character(str(value))
+    if char is not None:
+        raise typer.BadParameter(
+            f"it holds the control character {ord(char):#04x}, which no script line can carry"
+        )
     return value
 
 

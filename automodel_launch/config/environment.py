@@ -103,19 +103,15 @@ def redactor(data: dict[str, Any], plain: dict[Loc, str]) -> secrets.Redactor:
     return secrets.Redactor(values)
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-"""Control characters but tab and newline (ANSI/OSC escapes, bidi overrides)."""
-
-
 def check_control_characters(section: str, raw: dict[str, Any], sink: Collector) -> None:
     """A value written into a script must not carry terminal escapes: ``render`` prints it."""
     for loc, text in strings(raw, (section,)):
-        found = _CONTROL.search(text)
-        if found:
+        found = secrets.control_character(text, allowed="\t\n")
+        if found is not None:
             sink.add(
                 "control-character",
                 loc,
-                f"this value holds the control character {found.group()!r}, which the "
+                f"this value holds the control character {found!r}, which the "
                 "script (and a terminal printing it) would receive raw",
                 "remove it; write the text it stands for",
             )

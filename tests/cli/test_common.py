@@ -64,3 +64,21 @@ def test_ordinary_values_pass(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "my_pkg.train" in result.stdout
+
+
+def test_a_settings_error_never_shows_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    from automodel_launch.cli.common import load_settings
+
+    token = "ghp_" + "S3tt1ngs" * 5
+    monkeypatch.setenv(f"AUTOMODEL_LAUNCH_{token}", "1")
+    with pytest.raises(typer.BadParameter) as raised:
+        load_settings()
+    assert str(raised.value) == "unknown variable AUTOMODEL_LAUNCH_***; known names: " + (
+        "AUTOMODEL_LAUNCH_CHECKPOINT_MARGIN_MINUTES, AUTOMODEL_LAUNCH_CHECK_ENV, "
+        "AUTOMODEL_LAUNCH_CHECK_PATHS, AUTOMODEL_LAUNCH_CONFIG, AUTOMODEL_LAUNCH_DEBUG, "
+        "AUTOMODEL_LAUNCH_FORMAT, AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION, "
+        "AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN, AUTOMODEL_LAUNCH_STRICT, "
+        "AUTOMODEL_LAUNCH_UPDATE_GOLDEN"
+    )
