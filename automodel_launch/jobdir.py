@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 from automodel_launch.config.names import JOB_DIR_ADVICE, unsafe_path_char
-from automodel_launch.interrupts import Interrupted
+from automodel_launch.interrupts import stop_signals_raise_once
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
 
@@ -65,7 +60,7 @@ def write_job_dir(target: Path, files: dict[str, str]) -> Written:
     existed = target.exists()
     created: list[Path] = []
     staging: Path | None = None
-    with _stop_signals_raise():
+    with stop_signals_raise_once():
         try:
             _make_parents(target.parent, created)
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -108,35 +103,3 @@ def _remove_empty(directories: list[Path]) -> None:
             directory.rmdir()
         except OSError:
             return  # not empty (something else is in it) or gone: keep the rest
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-class _Stop:
-    """A handler that raises the first stop signal as :class:`Interrupted` (the CLI exits
-    128 + signal, the status a shell reports); later ones wait, so the clean-up itself
-    is not cut short."""
-
-    def __init__(self) -> None:
-        self.raised = False
-
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if not self.raised:
-            self.raised = True
-            raise Interrupted(signum)
-
-
-@contextmanager
-def _stop_signals_raise() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers; it also gets the signals
-        return
-    handler = _Stop()
-    caught = [sig for sig in STOP_SIGNALS if signal.getsignal(sig) is not signal.SIG_IGN]
-    previous = {sig: signal.signal(sig, handler) for sig in caught}  # nohup stays nohup
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)

@@ -26,7 +26,7 @@ import signal
 import sys
 from collections.abc import Callable
 
-from automodel_launch.interrupts import Interrupted, raise_interrupted
+from automodel_launch.interrupts import STOP_SIGNALS, Interrupted, raise_interrupted
 
 OK = 0
 CONFIG = 1
@@ -39,7 +39,7 @@ _STOPPED = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.S
 
 def handle_termination() -> None:
     """SIGTERM and SIGHUP end the command like Ctrl-C does (unless the caller ignores them)."""
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in STOP_SIGNALS:
         if signal.getsignal(signum) is signal.SIG_DFL:
             signal.signal(signum, raise_interrupted)
 
