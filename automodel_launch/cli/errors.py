@@ -21,6 +21,7 @@ what went wrong.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -73,14 +74,18 @@ def run(body: Callable[[], int]) -> int:
         return UNEXPECTED
 
 
+_OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF})
+"""What writing to standard output or error fails with (a full disk, a closed stream)."""
+
+
 def describe_os_error(exc: OSError) -> str:
     """``cannot write the output: No space left on device``, ``DIR: Permission denied``."""
     reason = exc.strerror or type(exc).__name__
-    return (
-        f"cannot write the output: {reason}"
-        if exc.filename is None
-        else f"{exc.filename}: {reason}"
-    )
+    if exc.filename is not None:  # a path from the command line or the config: cleaned
+        from automodel_launch.secrets import display
+
+        return f"{display(str(exc.filename))}: {reason}"
+    return f"cannot write the output: {reason}" if exc.errno in _OUTPUT_ERRORS else reason
 
 
 def _stopped(signum: int) -> int:

@@ -180,19 +180,17 @@ SecretReference = Annotated[
 # --------------------------------------------------------------------------- helpers
 def not_text(name: str, value: Any, code: str = "invalid-job-name") -> NoReturn:
     """A name that YAML read as a number, boolean, list...: say so, and how to keep the text."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        fail(
-            code,
-            f"{name} must be text, but YAML read it as the number {number_text(value)}",
-            "put the value in quotes so YAML keeps it as written",
-        )
     if isinstance(value, bool):
-        fail(
-            code,
-            f"{name} must be text, but YAML read it as the boolean {str(value).lower()}",
-            "put the value in quotes so YAML keeps it as written",
-        )
-    fail(code, f"{name} must be text, not {kind(value)}", "write a plain name")
+        read = f"the boolean {str(value).lower()}"
+    elif isinstance(value, (int, float)):
+        read = f"the number {number_text(value)}"
+    else:
+        fail(code, f"{name} must be text, not {kind(value)}", "write a plain name")
+    fail(
+        code,
+        f"{name} must be text, but YAML read it as {read}",
+        "put the value in quotes so YAML keeps it as written",
+    )
 
 
 def number_text(value: float) -> str:

@@ -181,6 +181,18 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
     return LoadResult(loaded, sink.items)
 
 
+def _plain_text_starters() -> frozenset[str] | None:
+    """The first characters of the resolver's implicit patterns; None when it has a
+    pattern for any start, or path resolvers (then every plain scalar asks it)."""
+    patterns = CSafeLoader.yaml_implicit_resolvers
+    if None in patterns or CSafeLoader.yaml_path_resolvers:
+        return None
+    return frozenset(k for k in patterns if k)
+
+
+_STARTERS = _plain_text_starters()
+
+
 class _Loader(CSafeLoader):
     """libyaml parses; the implicit tag of a plain scalar is looked up once per value.
 
@@ -193,11 +205,10 @@ class _Loader(CSafeLoader):
 
     _tags: ClassVar[dict[Any, Resolved]] = {}
     _text = Resolved(suffix=YAML_TAG + "str")
-    _starters: ClassVar[frozenset[str] | None] = None
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         plain = kind is ScalarNode and implicit[0]
-        if plain and value and value[0] not in (self._starters or self._first_characters()):
+        if plain and value and _STARTERS is not None and value[0] not in _STARTERS:
             return self._text
         if plain and len(value) > 64:
             return Resolved(suffix=str(super().resolve(kind, value, implicit)))
@@ -209,25 +220,6 @@ class _Loader(CSafeLoader):
             if len(self._tags) < 50_000:
                 self._tags[key] = tag
         return tag
-
-    @classmethod
-    def _first_characters(cls) -> frozenset[str]:
-        """The characters the resolver's patterns start with; every character when it has
-        a pattern for any start or path resolvers (then nothing is answered early)."""
-        patterns = cls.yaml_implicit_resolvers
-        if None in patterns or cls.yaml_path_resolvers:
-            cls._starters = _EVERY_CHARACTER
-        else:
-            cls._starters = frozenset(k for k in patterns if k)
-        return cls._starters
-
-
-class _EveryCharacter(frozenset[str]):
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-_EVERY_CHARACTER = _EveryCharacter()
 
 
 def _compose(text: str, sink: Collector) -> list[Node] | None:

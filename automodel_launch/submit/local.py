@@ -19,10 +19,9 @@ from automodel_launch.submit import SubmitError, Submitted
 if TYPE_CHECKING:
     from automodel_launch.launchers import Handover
 
-GRACE_SECONDS = 30.0
-
-
 SCRIPT = "run.sh"
+GRACE_SECONDS = 30.0
+"""How long an interrupted run may take to stop before what is left is killed."""
 
 
 def run_local(job_dir: Path, script: str = SCRIPT) -> Submitted:

@@ -36,6 +36,16 @@ def raising(exc: BaseException) -> Callable[[], int]:
             "error: locked/x.yaml: Permission denied\n",
         ),
         (
+            PermissionError(errno.EACCES, "Permission denied", "x\x1b[2J/" + "hf_" + "Ab1" * 11),
+            3,
+            "error: x\\x1b[2J/***: Permission denied\n",
+        ),
+        (
+            ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused"),
+            3,
+            "error: Connection refused\n",
+        ),
+        (
             ValueError("secret hf_value"),
             3,
             "error: unexpected ValueError (a bug in automodel-launch)\n"
