@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from automodel_launch.diagnostics import Diagnostic
+from automodel_launch.secrets import display
 
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
@@ -25,6 +26,10 @@ class FileReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     loaded: LoadedFile | None = None
     document: LaunchDocument | None = None
+
+    def __post_init__(self) -> None:
+        # shown in every report, as its diagnostics are: cleaned where it is made
+        self.path = display(self.path)
 
     @property
     def ok(self) -> bool:

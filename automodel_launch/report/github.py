@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from automodel_launch.secrets import display
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -26,7 +24,7 @@ def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
             where = f"{d.path}: " if d.path else ""
             hint = f" (hint: {d.hint})" if d.hint else ""
             stream.write(
-                f"::{d.severity.value} file={_property(display(report.path))},line={d.line},"
+                f"::{d.severity.value} file={_property(report.path)},line={d.line},"
                 f"col={d.column},title={_property('automodel-launch ' + d.code)}::"
                 f"{_data(where + d.message + hint)}\n"
             )

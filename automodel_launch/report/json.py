@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
-from automodel_launch.secrets import display
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -17,7 +15,7 @@ def as_data(reports: Sequence[FileReport], *, strict: bool) -> dict[str, Any]:
     return {
         "files": [
             {
-                "path": display(report.path),
+                "path": report.path,
                 "ok": not report.failed(strict),
                 "diagnostics": [d.as_dict() for d in report.diagnostics],
             }

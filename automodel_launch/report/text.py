@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from automodel_launch.secrets import display
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -19,7 +17,7 @@ if TYPE_CHECKING:
 
 def format_line(path: str, d: Diagnostic) -> str:
     field = f" {d.path}:" if d.path else ""
-    return f"{display(path)}:{d.line}:{d.column}: {d.severity.value}[{d.code}]{field} {d.message}"
+    return f"{path}:{d.line}:{d.column}: {d.severity.value}[{d.code}]{field} {d.message}"
 
 
 def summary(reports: Sequence[FileReport], *, strict: bool) -> str:
@@ -53,7 +51,7 @@ def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) 
     styles = {"error": "bold red", "warning": "bold yellow"}
     for report in reports:
         for d in report.diagnostics:
-            line = Text(f"{display(report.path)}:{d.line}:{d.column}: ", style="bold")
+            line = Text(f"{report.path}:{d.line}:{d.column}: ", style="bold")
             line.append(f"{d.severity.value}[{d.code}]", style=styles[d.severity.value])
             line.append(f" {d.path}:" if d.path else "", style="cyan")
             line.append(f" {d.message}")
