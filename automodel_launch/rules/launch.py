@@ -14,9 +14,10 @@ from automodel_launch.config.recipe import (
 )
 from automodel_launch.config.recipe_secrets import check_comment_secrets, check_recipe_secrets
 from automodel_launch.config.skypilot import SkyPilotConfig, check_skypilot
-from automodel_launch.config.slurm import SlurmConfig, check_slurm
+from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Severity
 from automodel_launch.rules.context import Context
+from automodel_launch.rules.slurm import check_slurm
 
 
 def launcher_keys(ctx: Context) -> None:
