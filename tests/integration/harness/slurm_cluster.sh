@@ -8,7 +8,8 @@
 #   slurm_cluster.sh stop    stop only the daemons this script started
 #
 # State lives in $AUTOMODEL_LAUNCH_SLURM_DIR (default
-# ${TMPDIR:-/tmp}/automodel-launch-slurm). `start` is idempotent: on a running
+# ${TMPDIR:-/tmp}/automodel-launch-slurm), ports in AUTOMODEL_LAUNCH_SLURM_CTLD_PORT and
+# AUTOMODEL_LAUNCH_SLURMD_PORT (two clusters can run side by side). `start` is idempotent: on a running
 # cluster with the same config it only re-checks the nodes.
 set -euo pipefail
 
@@ -16,8 +17,8 @@ DIR=${AUTOMODEL_LAUNCH_SLURM_DIR:-${TMPDIR:-/tmp}/automodel-launch-slurm}
 CPUS=${AUTOMODEL_LAUNCH_SLURM_CPUS:-8}   # per node; more than the host has is fine
 NODES=(node1 node2)
 PARTITION='batch'
-CTLD_PORT=16917
-SLURMD_PORT=17101                        # node i listens on SLURMD_PORT+i-1
+CTLD_PORT=${AUTOMODEL_LAUNCH_SLURM_CTLD_PORT:-16917}
+SLURMD_PORT=${AUTOMODEL_LAUNCH_SLURMD_PORT:-17101}  # node i listens on SLURMD_PORT+i-1
 WAIT=60
 
 CONF=$DIR/etc/slurm.conf
