@@ -22,7 +22,7 @@ TORCH = "torch==2.13.0"
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, example, corpus and integration tests."""
-    session.install("-e", ".[test,skypilot]")
+    session.install("-e", ".[test,skypilot,lsp]")
     session.install(TORCH, "numpy")
     session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
     session.run(
@@ -40,7 +40,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".", "mypy")
+    session.install("-e", ".[lsp]", "mypy")
     session.run("mypy")
 
 
