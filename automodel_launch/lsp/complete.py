@@ -142,10 +142,10 @@ def _snippet(doc: fieldref.FieldDoc, name: str, start: int) -> str:
         if isinstance(body, str):
             return f"{name}:\n" + "\n".join(indent + part for part in body.split("\n"))
         return f"{name}:\n{indent}$0"
-    values = choices(doc.node)
+    default = doc.node.get("default")
+    values = sorted(choices(doc.node), key=lambda v: v != default)  # the default first
     if values:
         return f"{name}: ${{1|{','.join(_yaml(v) for v in values)}|}}"
-    default = doc.node.get("default")
     if default is None or isinstance(default, (list, dict)):
         return f"{name}: $0"
     text = json.dumps(default) if isinstance(default, str) else _yaml(default)

@@ -6,8 +6,9 @@ Editors send a JSON object, either bare or under an ``automodelLaunch`` (or
 (``strict``, ``checkPaths``, ``checkEnv``, ``spotCheckpointIntervalWarn``,
 ``checkpointMarginMinutes``), plus ``hostChecks`` (both host checks at once) and
 ``debounceMs``. What the editor says wins over ``AUTOMODEL_LAUNCH_*`` variables and the
-user config file, which win over the defaults; the server's defaults are offline (no
-host checks: a buffer is not yet where it will run).
+user config file, which win over the defaults; except that host checks (paths, unset
+variables) are on only when the editor turns them on: a buffer being edited is not yet
+on the host where it will run, so the server is offline by default.
 """
 
 from __future__ import annotations

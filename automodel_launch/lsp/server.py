@@ -204,13 +204,15 @@ def code_actions(ls: RecipeServer, params: types.CodeActionParams) -> list[types
     first = params.range.start.line
     last = params.range.end.line
     actions = []
+    offered: set[tuple[fixes.Edit, ...]] = set()
     for diagnostic in report.diagnostics:
         line, _, _ = convert.span(diagnostic, lines)
         if not first <= line <= last:
             continue
         found = fixes.fix(diagnostic, source)
-        if found is None:
-            continue
+        if found is None or found.edits in offered:
+            continue  # two diagnostics of one value ($A $B) share one fix
+        offered.add(found.edits)
         edits = [
             types.TextEdit(
                 range=types.Range(start=lines.position(a, b), end=lines.position(c, d)),

@@ -22,7 +22,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  
 
 from automodel_launch import validation  # noqa: E402
 from automodel_launch.lsp.text import Lines  # noqa: E402
-from tests.conftest import ROOT, offline_settings  # noqa: E402
+from automodel_launch.settings import Settings  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
 OFFLINE = ("--no-check-env", "--no-check-paths")
 
@@ -168,7 +169,8 @@ def validate_json(*paths: Path) -> dict[str, list[dict[str, Any]]]:
 
 def validate_text(text: str, **settings: Any) -> list[dict[str, Any]]:
     """What validate says of ``text`` (in process, offline)."""
-    report = validation.validate_text(text, "recipe.yaml", offline_settings(**settings))
+    given = {"check_paths": False, "check_env": False, **settings}
+    report = validation.validate_text(text, "recipe.yaml", Settings(**given))
     return [d.as_dict() for d in report.diagnostics]
 
 
