@@ -49,6 +49,9 @@ def schema(session: nox.Session) -> None:
     """Regenerate the committed schema and field reference from the models."""
     session.install("-e", ".")
     session.run("automodel-launch", "schema", "-o", "schemas/automodel-launch.schema.json")
+    session.run(
+        "automodel-launch", "schema", "-o", "automodel_launch/schemas/automodel-launch.schema.json"
+    )
     session.run("python", "-m", "automodel_launch.fieldref", "-o", "docs/fields.md")
 
 
