@@ -1,5 +1,6 @@
 """Sessions: ``nox -s tests lint typecheck`` is what CI runs; ``nox -s schema`` regenerates;
-``nox -s mutate`` scores the unit tests by mutation, ``nox -s bench`` times validation.
+``nox -s mutate`` scores the unit tests by mutation, ``nox -s bench`` times validation
+and the language server.
 
 The ``tests`` session installs everything the tests need, system packages included
 (Slurm, munge and shellcheck through apt when root, yaml-language-server through
@@ -74,7 +75,9 @@ def bench(session: nox.Session) -> None:
     First against check-jsonschema installed on its own (as pre-commit and pipx install
     it), then against one sharing this venv (it gets our C YAML parser). The package is
     installed as users install it (not editable: an editable install's import hook
-    costs every process of the venv, the floor peer's too).
+    costs every process of the venv, the floor peer's too). Then bench_lsp.py: the
+    language server against yaml-language-server (didChange to publishDiagnostics, and
+    the server's memory over 1,000 edits).
     """
     session.install(".", "check-jsonschema")
     session.install("--force-reinstall", "--no-deps", ".")  # this tree, even if unversioned
@@ -89,3 +92,9 @@ def bench(session: nox.Session) -> None:
         "python", script, "--peer", str(peer / "bin" / "check-jsonschema"), *session.posargs
     )
     session.run("python", script, *session.posargs)
+    # the language server against yaml-language-server (npm), same document, same client
+    session.install(".[lsp]")
+    session.run(
+        "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
+    )
+    session.run("python", "benchmarks/bench_lsp.py")
