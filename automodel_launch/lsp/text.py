@@ -71,8 +71,10 @@ class Lines:
             if close is not None:
                 return column + close + 1
             return len(text.rstrip())
-        comment = re.search(r"\s#", rest)
-        value = rest[: comment.start()] if comment else rest
+        before = text[:column]
+        flow = before.count("{") + before.count("[") > before.count("}") + before.count("]")
+        end = re.search(r"\s#|[,\]}]" if flow else r"\s#", rest)  # in [..] / {..}: to , ] }
+        value = rest[: end.start()] if end else rest
         return column + len(value.rstrip()) if value.strip() else len(text.rstrip())
 
 

@@ -163,3 +163,16 @@ async def test_typing_a_config_character_by_character(client: LanguageClient) ->
         await asyncio.sleep(0.02)
     assert found == expected
     assert await editor.hover(uri, 1, 1) is not None  # still serving
+
+
+async def test_columns_are_in_the_clients_units(client: LanguageClient) -> None:
+    """validate counts characters; LSP counts UTF-16 units: an emoji is two of them."""
+    text = 'slurm: {job_name: "\U0001f600x", nodes: 0}\n'
+    (expected,) = [d for d in validate_text(text) if d["code"] == "out-of-range"]
+    editor = Editor(client)
+    uri = await editor.open(text)
+    (found,) = [d for d in await editor.diagnostics(uri) if d.code == "out-of-range"]
+    prefix = text[: expected["column"] - 1]
+    assert found.range.start.character == len(prefix.encode("utf-16-le")) // 2
+    assert found.range.start.character == expected["column"]  # one more than characters
+    assert (found.range.end.line, found.range.end.character) == (0, found.range.start.character + 1)
