@@ -198,9 +198,9 @@ def code_actions(ls: RecipeServer, params: types.CodeActionParams) -> list[types
     if lines is None:
         return []
     settings = ls.options.settings
-    loaded = load_buffer(lines.text, path_of(uri))
-    report = validate_result(loaded, path_of(uri), settings)
-    source = fixes.Source(lines, loaded.loaded, settings)
+    result = load_buffer(lines.text, path_of(uri))
+    report = validate_result(result, path_of(uri), settings)
+    source = fixes.Source(lines, result.loaded, settings)
     first = params.range.start.line
     last = params.range.end.line
     actions = []
