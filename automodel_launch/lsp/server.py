@@ -80,9 +80,10 @@ class RecipeServer(LanguageServer):
             return
         state.timer = None
         state.last_run = time.monotonic()
+        version = self.workspace.get_text_document(uri).version
         found: list[types.Diagnostic] = guarded(lambda: self.diagnostics(uri), [])
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=found)
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )
 
     def diagnostics(self, uri: str) -> list[types.Diagnostic]:

@@ -176,3 +176,42 @@ async def test_columns_are_in_the_clients_units(client: LanguageClient) -> None:
     assert found.range.start.character == len(prefix.encode("utf-16-le")) // 2
     assert found.range.start.character == expected["column"]  # one more than characters
     assert (found.range.end.line, found.range.end.character) == (0, found.range.start.character + 1)
+
+
+async def test_a_burst_of_edits_is_checked_once_for_its_last_version(
+    client: LanguageClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debounced: 100 changes sent at once give a handful of checks (the first edit after a
+    quiet spell at once, then at most one per 30 ms), the last for the last version."""
+    published: list[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    original = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def count(params: types.PublishDiagnosticsParams) -> None:
+        published.append(params)
+        original(params)
+
+    monkeypatch.setitem(features, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, count)
+    editor = Editor(client)
+    uri = await editor.open("slurm:\n  nodes: 1\n")
+    await editor.diagnostics(uri)
+    await asyncio.sleep(0.1)
+    for version in range(2, 102):
+        text = f"slurm:\n  nodes: {version % 2}\n"  # 0 is out of range, 1 is fine
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    for _ in range(200):
+        mine = [p for p in published if p.uri == uri]
+        if mine and mine[-1].version == 101:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)
+    mine = [p for p in published if p.uri == uri]
+    assert mine[0].version == 1
+    assert 2 <= len(mine) <= 10, [p.version for p in mine]
+    assert mine[-1].version == 101
+    assert [key(d)["code"] for d in mine[-1].diagnostics] == []  # nodes: 1 (101 % 2)
