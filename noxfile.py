@@ -1,5 +1,6 @@
 """Sessions: ``nox -s tests lint typecheck`` is what CI runs; ``nox -s schema`` regenerates;
-``nox -s mutate`` scores the unit tests by mutation, ``nox -s bench`` times validation.
+``nox -s mutate`` scores the unit tests by mutation, ``nox -s bench`` times validation
+and the language server.
 
 The ``tests`` session installs everything the tests need, system packages included
 (Slurm, munge and shellcheck through apt when root, yaml-language-server through
@@ -22,7 +23,7 @@ TORCH = "torch==2.13.0"
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, example, corpus and integration tests."""
-    session.install("-e", ".[test,skypilot]")
+    session.install("-e", ".[test,skypilot,lsp]")
     session.install(TORCH, "numpy")
     session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
     session.run(
@@ -40,7 +41,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".", "mypy")
+    session.install("-e", ".[lsp]", "mypy")
     session.run("mypy")
 
 
@@ -49,6 +50,9 @@ def schema(session: nox.Session) -> None:
     """Regenerate the committed schema and field reference from the models."""
     session.install("-e", ".")
     session.run("automodel-launch", "schema", "-o", "schemas/automodel-launch.schema.json")
+    session.run(
+        "automodel-launch", "schema", "-o", "automodel_launch/schemas/automodel-launch.schema.json"
+    )
     session.run("python", "-m", "automodel_launch.fieldref", "-o", "docs/fields.md")
 
 
@@ -71,7 +75,9 @@ def bench(session: nox.Session) -> None:
     First against check-jsonschema installed on its own (as pre-commit and pipx install
     it), then against one sharing this venv (it gets our C YAML parser). The package is
     installed as users install it (not editable: an editable install's import hook
-    costs every process of the venv, the floor peer's too).
+    costs every process of the venv, the floor peer's too). Then bench_lsp.py: the
+    language server against yaml-language-server (didChange to publishDiagnostics, and
+    the server's memory over 1,000 edits).
     """
     session.install(".", "check-jsonschema")
     session.install("--force-reinstall", "--no-deps", ".")  # this tree, even if unversioned
@@ -86,3 +92,9 @@ def bench(session: nox.Session) -> None:
         "python", script, "--peer", str(peer / "bin" / "check-jsonschema"), *session.posargs
     )
     session.run("python", script, *session.posargs)
+    # the language server against yaml-language-server (npm), same document, same client
+    session.install(".[lsp]")
+    session.run(
+        "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
+    )
+    session.run("python", "benchmarks/bench_lsp.py")

@@ -7,8 +7,10 @@ JetBrains IDEs read a ``# $schema: LOCATION`` comment (yaml-language-server 1.25
 reads that spelling too) or their own JSON Schema mappings.
 
 Where a snippet points, by default: the committed ``schemas/automodel-launch.schema.json``
-when this package runs from a source checkout (an editable install), else the same
-file's raw URL on GitHub at this version's tag.
+when this package runs from a source checkout (an editable install), else the copy
+installed with the package (``automodel_launch/schemas/``): a file that exists on this
+machine, so the modeline resolves. Nothing is published at a URL by this project; the
+docs say how to host the file (or commit a copy with ``schema -o``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ def committed_schema() -> Path | None:
     return path if path.is_file() else None
 
 
+def installed_schema() -> Path:
+    """The copy shipped inside the package (a test keeps it equal to the committed one)."""
+    return Path(__file__).resolve().parent / "schemas" / SCHEMA_FILE
+
+
 def raw_url(version: str = __version__) -> str:
     return RAW_URL.format(version=version)
 
@@ -51,12 +58,12 @@ def schema_location(location: str | Path | None = None, relative_to: Path | None
     """The text an editor is given for the schema.
 
     ``location`` is a URL (kept as is) or a path; default: :func:`committed_schema`,
-    else :func:`raw_url`. A path is made absolute, or relative to ``relative_to`` (the
+    else :func:`installed_schema`. A path is made absolute, or relative to ``relative_to`` (the
     document's folder for a modeline, the workspace root for settings). An absolute
     path with whitespace becomes a ``file://`` URI, since a modeline ends at a space.
     """
     if location is None:
-        location = committed_schema() or raw_url()
+        location = committed_schema() or installed_schema()
     if isinstance(location, str) and _URL.match(location):
         return location
     path = Path(location).expanduser().resolve()

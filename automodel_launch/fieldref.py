@@ -214,6 +214,57 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+# --------------------------------------------------------------------------- one field
+@dataclass(frozen=True)
+class FieldDoc:
+    """What the page says of one key (the language server's hover and completion)."""
+
+    path: str
+    kind: str
+    """The type, as the page writes it."""
+    default: str
+    description: str
+    node: dict[str, JSON]
+    """The key's JSON Schema node (examples, enum, bounds)."""
+    model: type[BaseModel] | None
+    """The model of the key's value, when it is a section."""
+
+
+def model_at(path: Sequence[str], root: type[BaseModel] = LaunchDocument) -> type[BaseModel] | None:
+    """The model whose keys sit under ``path`` (``()``: the top level), if any."""
+    model: type[BaseModel] | None = root
+    for name in path:
+        info = model.model_fields.get(name) if model else None
+        if info is None:
+            return None
+        inner = [m for m, _ in _models_in(info.annotation)]
+        model = inner[0] if inner else None
+    return model
+
+
+def field_doc(path: Sequence[str], schema: dict[str, JSON] | None = None) -> FieldDoc | None:
+    """The row of ``docs/fields.md`` for the key at ``path`` (list items seen through)."""
+    if not path:
+        return None
+    schema = schema or build_schema()
+    parent = model_at(path[:-1])
+    info = parent.model_fields.get(path[-1]) if parent else None
+    if parent is None or info is None:
+        return None
+    node = schema if parent is LaunchDocument else schema.get("$defs", {}).get(parent.__name__, {})
+    prop: dict[str, JSON] = node.get("properties", {}).get(path[-1], {})
+    inner = [m for m, _ in _models_in(info.annotation)]
+    description = info.description or prop.get("description") or (inner[0].__doc__ if inner else "")
+    return FieldDoc(
+        path=".".join(path),
+        kind=_type(prop),
+        default=_default(info),
+        description=_description(description),
+        node=prop,
+        model=inner[0] if inner else None,
+    )
+
+
 # --------------------------------------------------------------------------- command
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(

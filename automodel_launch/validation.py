@@ -13,7 +13,7 @@ from automodel_launch import checks
 from automodel_launch.config import environment
 from automodel_launch.config.document import LAUNCHER_SECTIONS, LaunchDocument
 from automodel_launch.diagnostics import sort_key
-from automodel_launch.loading import LoadedFile, load_file
+from automodel_launch.loading import LoadedFile, LoadResult, load_buffer, load_file
 from automodel_launch.results import FileReport
 from automodel_launch.rules import Context, Purpose, find_traps, run_rules
 from automodel_launch.settings import Settings
@@ -32,9 +32,19 @@ def validate_paths(paths: list[Path], settings: Settings) -> list[FileReport]:
 def validate_path(
     path: str | Path, settings: Settings, *, purpose: Purpose = "validate"
 ) -> FileReport:
-    result = load_file(path)
+    return validate_result(load_file(path), str(path), settings, purpose=purpose)
+
+
+def validate_text(text: str, name: str, settings: Settings) -> FileReport:
+    """An editor's unsaved buffer: what ``validate`` says of the same text saved as ``name``."""
+    return validate_result(load_buffer(text, name), name, settings)
+
+
+def validate_result(
+    result: LoadResult, name: str, settings: Settings, *, purpose: Purpose = "validate"
+) -> FileReport:
     if result.loaded is None:
-        return FileReport(str(path), sorted(result.diagnostics, key=sort_key))
+        return FileReport(name, sorted(result.diagnostics, key=sort_key))
     report = validate_loaded(result.loaded, settings, purpose=purpose)
     report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
     return report

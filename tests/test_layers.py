@@ -97,3 +97,36 @@ def test_the_bottom_floor_stands_alone(path: Path) -> None:
         "automodel_launch.loading",
         "automodel_launch.loading.LoadedFile",
     }
+
+
+LSP_LIBRARIES = ("pygls", "lsprotocol")
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.name))
+def test_only_the_language_server_imports_pygls(path: Path) -> None:
+    """pygls and lsprotocol (the ``lsp`` extra) live in the lsp room and its thin command."""
+    inside = path.is_relative_to(PACKAGE / "lsp") or path == PACKAGE / "cli" / "lsp.py"
+    if not inside:
+        assert crosses(path, LSP_LIBRARIES) == []
+
+
+@pytest.mark.parametrize("path", modules("lsp"), ids=lambda p: p.name)
+def test_the_language_server_reuses_the_validator_not_the_cli(path: Path) -> None:
+    forbidden = (
+        "automodel_launch.cli",
+        "automodel_launch.report",
+        "automodel_launch.render",
+        "automodel_launch.submit",
+        "rich",
+        "typer",
+    )
+    assert crosses(path, forbidden) == []
+
+
+def test_no_other_room_imports_the_language_server() -> None:
+    users = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not path.is_relative_to(PACKAGE / "lsp") and crosses(path, ("automodel_launch.lsp",))
+    ]
+    assert users == ["cli/lsp.py"]

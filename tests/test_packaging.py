@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 
+import pytest
 import tomllib
 
 import automodel_launch
@@ -26,3 +29,33 @@ def test_every_package_data_pattern_ships_a_file() -> None:
         folder = ROOT / package.replace(".", "/")
         for pattern in patterns:
             assert list(folder.glob(pattern)), f"{package}: {pattern} matches nothing"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["schema"],
+        ["validate", "examples/llm_finetune_slurm.yaml", "--no-check-paths"],
+        ["render", "examples/llm_finetune_slurm.yaml", "--no-check-paths"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_only_the_lsp_command_imports_the_language_server(args: list[str]) -> None:
+    """With the lsp extra installed, the other commands still import none of it."""
+    script = (
+        "import sys\n"
+        "from automodel_launch.cli import main\n"
+        f"sys.argv = ['automodel-launch', *{args!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = sorted(m for m in sys.modules\n"
+        "                if m.split('.')[0] in {'pygls', 'lsprotocol', 'sky'}\n"
+        "                or m.startswith('automodel_launch.lsp'))\n"
+        "print('LOADED', loaded, file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert "LOADED []" in result.stderr, result.stderr

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 import typer.main
 
-from automodel_launch.cli import render, schema, submit, validate
+from automodel_launch.cli import lsp, render, schema, submit, validate
 
 if TYPE_CHECKING:
     from typer._click.exceptions import ClickException
@@ -24,6 +24,7 @@ app.command("validate")(validate.command)
 app.command("render")(render.command)
 app.command("schema")(schema.command)
 app.command("submit")(submit.command)
+app.command("lsp")(lsp.command)
 
 
 def run_app(args: list[str]) -> int:

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from automodel_launch.loading.yaml import LoadedFile, LoadResult, load_bytes, load_file, load_text
+from automodel_launch.loading.yaml import (
+    LoadedFile,
+    LoadResult,
+    load_buffer,
+    load_bytes,
+    load_file,
+    load_text,
+)
 
-__all__ = ["LoadResult", "LoadedFile", "load_bytes", "load_file", "load_text"]
+__all__ = ["LoadResult", "LoadedFile", "load_buffer", "load_bytes", "load_file", "load_text"]

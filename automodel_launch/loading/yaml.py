@@ -79,14 +79,7 @@ def load_file(path: str | Path) -> LoadResult:
         sink.add("file-not-found", (), f"no such file: {name}", "check the path")
         return LoadResult(None, sink.items)
     except TooLarge as exc:
-        sink.add(
-            "file-too-large",
-            (),
-            f"{exc.size / 1e6:.1f} MB is far larger than any recipe "
-            f"(limit {MAX_BYTES // 10**6} MB)",
-            "check that this is the config you meant",
-        )
-        return LoadResult(None, sink.items)
+        return _too_large(exc.size)
     except NotRegular as exc:
         sink.add(
             "file-unreadable",
@@ -99,6 +92,31 @@ def load_file(path: str | Path) -> LoadResult:
         reason = getattr(exc, "strerror", None) or exc.__class__.__name__
         sink.add("file-unreadable", (), f"cannot read {name}: {reason}", None)
         return LoadResult(None, sink.items)
+    return load_bytes(raw, name)
+
+
+def _too_large(size: int) -> LoadResult:
+    sink = Collector()
+    sink.add(
+        "file-too-large",
+        (),
+        f"{size / 1e6:.1f} MB is far larger than any recipe (limit {MAX_BYTES // 10**6} MB)",
+        "check that this is the config you meant",
+    )
+    return LoadResult(None, sink.items)
+
+
+def load_buffer(text: str, name: str = "<string>") -> LoadResult:
+    """An editor's buffer, checked as :func:`load_file` checks the same text saved.
+
+    The size limit, NUL bytes and text that is not UTF-8 (lone surrogates) give the
+    diagnostics the file would give.
+    """
+    if len(text) > MAX_BYTES:  # at least one byte a character: too large before encoding
+        return _too_large(len(text.encode("utf-8", "surrogatepass")))
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) > MAX_BYTES:
+        return _too_large(len(raw))
     return load_bytes(raw, name)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from automodel_launch.editors import installed_schema
 from automodel_launch.loading import load_file, load_text
 from automodel_launch.schema import build_schema, schema_text
 from automodel_launch.validation import validate_path
@@ -112,10 +113,13 @@ def test_schema_o_writes_into_a_device() -> None:
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
-def test_the_committed_schema_is_up_to_date() -> None:
-    committed = COMMITTED.read_text(encoding="utf-8")
+@pytest.mark.parametrize("copy", [COMMITTED, installed_schema()], ids=["schemas", "package"])
+def test_the_committed_schema_is_up_to_date(copy: Path) -> None:
+    """Both copies: the repository's, and the one installed with the package (where a
+    modeline printed outside a checkout points)."""
+    committed = copy.read_text(encoding="utf-8")
     assert committed == schema_text(), (
-        "schemas/automodel-launch.schema.json is out of date with the models: "
+        f"{copy.relative_to(ROOT)} is out of date with the models: "
         "run `nox -s schema` and commit the result"
     )
 

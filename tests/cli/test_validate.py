@@ -317,7 +317,8 @@ def test_validate_imports_no_heavy_module(tmp_path: Path) -> None:
         "    pass\n"
         "heavy = sorted(m for m in sys.modules\n"
         "               if m.split('.')[0] in {'sky', 'torch', 'jsonschema', 'detect_secrets',\n"
-        "                                      'pygls', 'typer', 'rich', 'click'}\n"
+        "                                      'pygls', 'lsprotocol', 'typer', 'rich',\n"
+        "                                      'click'}\n"
         "               or m == 'importlib.metadata')\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )

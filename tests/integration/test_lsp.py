@@ -381,6 +381,21 @@ def test_default_location_is_the_committed_schema_in_a_checkout() -> None:
     )
 
 
+@pytest.mark.integration
+def test_outside_a_checkout_the_modeline_points_at_the_installed_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An installed package has no schemas/ folder: the modeline names the copy installed
+    with it, which exists, and the real server loads it (nothing is published at a URL)."""
+    monkeypatch.setattr(editors, "committed_schema", lambda: None)
+    header = cli("--modeline")
+    installed = editors.installed_schema()
+    assert header == f"# yaml-language-server: $schema={installed.as_posix()}\n"
+    assert installed.read_text(encoding="utf-8") == schema_text()
+    for editor in start(yaml_settings({}), header):
+        assert editor.open(BAD).diagnostics() == bad_expected()
+
+
 def test_output_file_is_written_and_pointed_at(tmp_path: Path) -> None:
     target = tmp_path / "my schemas" / "recipe.schema.json"
     target.parent.mkdir()

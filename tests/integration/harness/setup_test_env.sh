@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# System packages the integration tests need: Slurm (slurm-wlm + munge)
-# and the shellcheck linter. Installs only what is missing. Without root it explains and
-# exits 0, so the unit tests still run.
+# System packages the integration tests need: Slurm (slurm-wlm + munge), the
+# shellcheck linter and Neovim (the language server in a real editor). Installs only
+# what is missing. Without root it explains and exits 0, so the unit tests still run.
 set -euo pipefail
 
-PACKAGES=(slurm-wlm munge shellcheck)
+PACKAGES=(slurm-wlm munge shellcheck neovim)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -15,7 +15,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  echo "setup_test_env: not root, cannot install ${missing[*]}; the Slurm and shellcheck tests will be skipped" >&2
+  echo "setup_test_env: not root, cannot install ${missing[*]}; the Slurm, shellcheck and Neovim tests will be skipped" >&2
   exit 0
 fi
 

@@ -1,0 +1,17 @@
+"""``automodel-launch lsp``: the language server over stdio (needs the ``lsp`` extra)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def command() -> None:
+    """Run the language server on stdin/stdout (diagnostics, quick fixes, hover, completion)."""
+    try:
+        from automodel_launch.lsp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        typer.echo("the language server needs pygls: pip install 'automodel-launch[lsp]'", err=True)
+        raise typer.Exit(2) from None
+    serve()

@@ -1,0 +1,51 @@
+"""validate's diagnostics as LSP diagnostics: the same code, message and severity, the
+range of the token at the diagnostic's position, the hint as related information."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lsprotocol import types
+
+from automodel_launch.diagnostics import Diagnostic, Severity
+from automodel_launch.lsp.text import Lines
+
+SOURCE = "automodel-launch"
+
+
+def span(diagnostic: Diagnostic, lines: Lines) -> tuple[int, int, int]:
+    """(0-based line, start, end) in characters: the token the diagnostic points at."""
+    line = max(diagnostic.line - 1, 0)
+    start = min(max(diagnostic.column - 1, 0), len(lines.line(line)))
+    return line, start, max(lines.token_end(line, start), start)
+
+
+def to_lsp(
+    diagnostic: Diagnostic, lines: Lines, uri: str, *, strict: bool = False
+) -> types.Diagnostic:
+    line, start, end = span(diagnostic, lines)
+    where = lines.range(line, start, end)
+    error = diagnostic.severity is Severity.ERROR or strict
+    data: dict[str, Any] = {"path": diagnostic.path, "hint": diagnostic.hint}
+    return types.Diagnostic(
+        range=where,
+        message=diagnostic.message,
+        severity=types.DiagnosticSeverity.Error if error else types.DiagnosticSeverity.Warning,
+        code=diagnostic.code,
+        source=SOURCE,
+        related_information=None
+        if diagnostic.hint is None
+        else [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=where), message=diagnostic.hint
+            )
+        ],
+        data=data,
+    )
+
+
+def to_lsp_all(
+    diagnostics: Sequence[Diagnostic], lines: Lines, uri: str, *, strict: bool = False
+) -> list[types.Diagnostic]:
+    return [to_lsp(d, lines, uri, strict=strict) for d in diagnostics]
