@@ -109,6 +109,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "signal-without-requeue": (Severity.WARNING, "a signal that only gets logged"),
     "max-requeues-without-requeue": (Severity.WARNING, "max_requeues without requeue: true"),
     "requeue-without-checkpoint": (Severity.WARNING, "requeued runs with checkpointing off"),
+    "requeue-fixed-restore": (Severity.WARNING, "requeued runs resume from one fixed checkpoint"),
+    "requeue-signal-unhandled": (
+        Severity.WARNING,
+        "the recipe does not catch the SIGTERM that stops the ranks before a requeue",
+    ),
     "signal-exceeds-time": (Severity.ERROR, "a signal time not shorter than the time limit"),
     "signal-margin-short": (
         Severity.WARNING,

@@ -43,7 +43,18 @@ class SlurmConfig(StrictSection):
                             "master_port: ${8:13742}",
                         ]
                     ),
-                }
+                },
+                {
+                    "label": "slurm: requeue before the time limit",
+                    "bodyText": "\n".join(
+                        [
+                            'time: "${1:04:00:00}"',
+                            'signal: "${2:USR1@900}"',
+                            "requeue: true",
+                            "max_requeues: ${3:3}",
+                        ]
+                    ),
+                },
             ]
         },
     }

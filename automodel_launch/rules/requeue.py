@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from automodel_launch.config.recipe import Checkpoint, RestoreFrom
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.config.slurm_signal import SlurmSignal
 from automodel_launch.diagnostics import Collector
+from automodel_launch.rules.context import Context
 
 if TYPE_CHECKING:
     from automodel_launch.settings import Settings
 
 LOC = ("slurm",)
+SIGTERM = 15
 
 
 def check_requeue(
@@ -84,3 +87,56 @@ def check_requeue(
             f'"{SlurmSignal(signal.name, margin * 60, signal.reservation).text}"), or lower '
             "checkpoint_margin_minutes (AUTOMODEL_LAUNCH_CHECKPOINT_MARGIN_MINUTES)",
         )
+
+
+def requeue_recipe(ctx: Context) -> None:
+    """With ``requeue: true``, the recipe keys a requeued run depends on: where it resumes
+    from, and whether the ranks catch the SIGTERM the script stops them with."""
+    cfg = ctx.section("slurm", SlurmConfig)
+    if cfg is None or not cfg.requeue or "requeue" in ctx.invalid("slurm"):
+        return
+    checkpoint = ctx.section("checkpoint", Checkpoint)
+    restore = ctx.section("restore_from", RestoreFrom)
+    fixed = [
+        (("checkpoint", "restore_from"), checkpoint.restore_from if checkpoint else None),
+        (("restore_from", "path"), restore.path if restore else None),
+    ]
+    for loc, where in fixed:
+        if where is not None and where.upper() != "LATEST":
+            ctx.sink.add(
+                "requeue-fixed-restore",
+                loc,
+                f"every requeued run resumes from '{where}', not from the checkpoint the run "
+                "before it wrote",
+                f"set {loc[0]}.{loc[1]}: null to resume from the latest checkpoint",
+            )
+    scheduler = ctx.data.get("step_scheduler")
+    if isinstance(scheduler, dict) and "preemption_signal" in scheduler:
+        value = scheduler["preemption_signal"]
+        values = value if isinstance(value, list) else [value]
+        if not any(_is_sigterm(v) for v in values):
+            ctx.sink.add(
+                "requeue-signal-unhandled",
+                ("step_scheduler", "preemption_signal"),
+                f"the job script stops the ranks with SIGTERM before requeueing, and "
+                f"preemption_signal: {_yaml(value)} leaves it uncaught: the ranks die without a "
+                "final checkpoint and the requeued run repeats the steps since the last one",
+                "set step_scheduler.preemption_signal: SIGTERM (AutoModel's default), or a "
+                "list that holds it",
+            )
+
+
+def _yaml(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "null" if value is None else str(value)
+
+
+def _is_sigterm(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value == SIGTERM
+    return isinstance(value, str) and value.strip().upper().removeprefix("SIG") == "TERM"

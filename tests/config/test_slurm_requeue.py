@@ -198,3 +198,52 @@ def test_rules_on_a_failed_time_are_skipped(validate: Validate) -> None:
     ]
     found = validate("slurm:\n  time: 4h\n  signal: USR1@60\n  requeue: true\n")
     assert brief(found) == ["2:9 error[invalid-time] slurm.time"]
+
+
+# ------------------------------------------------------------------ the recipe under requeue
+REQUEUE = "slurm:\n  signal: USR1@600\n  requeue: true\n"
+
+
+def test_a_fixed_restore_point_under_requeue_warns(validate: Validate) -> None:
+    found = validate("checkpoint:\n  restore_from: epoch_0_step_100\n" + REQUEUE)
+    assert brief(found) == ["2:17 warning[requeue-fixed-restore] checkpoint.restore_from"]
+    assert found[0].message == (
+        "every requeued run resumes from 'epoch_0_step_100', not from the checkpoint the run "
+        "before it wrote"
+    )
+    assert found[0].hint == "set checkpoint.restore_from: null to resume from the latest checkpoint"
+    older = validate("restore_from:\n  path: /ckpt/step_5\n" + REQUEUE)
+    assert brief(older) == ["2:9 warning[requeue-fixed-restore] restore_from.path"]
+    for latest in ("null", "LATEST", "latest"):
+        assert validate(f"checkpoint:\n  restore_from: {latest}\n" + REQUEUE) == []
+    assert validate("checkpoint:\n  restore_from: /ckpt/step_5\nslurm: {}\n") == []
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("null", "null"),
+        ("SIGUSR1", "SIGUSR1"),
+        ("[USR1, 12]", "[USR1, 12]"),
+        ("true", "true"),
+        ("'15'", "15"),
+    ],
+)
+def test_a_recipe_that_does_not_catch_sigterm_under_requeue_warns(
+    validate: Validate, value: str, shown: str
+) -> None:
+    found = validate(f"step_scheduler:\n  preemption_signal: {value}\n" + REQUEUE)
+    assert brief(found) == [
+        "2:22 warning[requeue-signal-unhandled] step_scheduler.preemption_signal"
+    ]
+    assert found[0].message == (
+        f"the job script stops the ranks with SIGTERM before requeueing, and preemption_signal: "
+        f"{shown} leaves it uncaught: the ranks die without a final checkpoint and the "
+        "requeued run repeats the steps since the last one"
+    )
+
+
+@pytest.mark.parametrize("value", ["SIGTERM", "term", "15", "[SIGUSR1, sigterm]", "[15]"])
+def test_recipes_that_catch_sigterm_are_fine(validate: Validate, value: str) -> None:
+    assert validate(f"step_scheduler:\n  preemption_signal: {value}\n" + REQUEUE) == []
+    assert validate("step_scheduler:\n  preemption_signal: null\nslurm: {}\n") == []

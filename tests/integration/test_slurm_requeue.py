@@ -83,3 +83,24 @@ def test_job_is_requeued_once_resumes_and_completes(
     # the restarted run, the last allowed, trains on when (if) it is signalled
     second_run = output[output.index("SLURM_RESTART_COUNT=1") :]
     assert "requeue 2 of" not in second_run
+
+
+def test_signal_values_are_what_sbatch_reads(slurm_cluster: Cluster) -> None:
+    """sbatch (22.05 here: no ``R:`` yet) agrees with our parser on a sample; what we
+    render (always ``B:``) is accepted."""
+    from automodel_launch.config import slurm_signal
+
+    accepted = ["USR1@90", "usr2", "SIGUSR1@0", "10@65535", "12", "B:USR1@90", "b:sigusr2@5"]
+    rejected = ["FOO@90", "@90", "USR1@70000", "USR1@1.5", "USR1@-5", "USR1@90@2"]
+    for value in accepted:
+        rendered = slurm_signal.parse(value).sbatch
+        for given in (value, rendered):
+            checked = slurm_cluster.run(
+                "sbatch", "--test-only", f"--signal={given}", "--time=5", "--wrap=true"
+            )
+            assert checked.returncode == 0, (given, checked.stderr)
+    for value in rejected:
+        refused = slurm_cluster.run("sbatch", "--test-only", f"--signal={value}", "--wrap=true")
+        assert "Invalid --signal specification" in refused.stderr, (value, refused.stderr)
+        with pytest.raises(slurm_signal.SignalError):
+            slurm_signal.parse(value)
