@@ -104,6 +104,21 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "the time limit leaves too little room for an async checkpoint",
     ),
+    "invalid-signal": (Severity.ERROR, "not a --signal value the job script can trap"),
+    "requeue-needs-signal": (Severity.ERROR, "requeue: true without a signal to requeue at"),
+    "signal-without-requeue": (Severity.WARNING, "a signal that only gets logged"),
+    "max-requeues-without-requeue": (Severity.WARNING, "max_requeues without requeue: true"),
+    "requeue-without-checkpoint": (Severity.WARNING, "requeued runs with checkpointing off"),
+    "requeue-fixed-restore": (Severity.WARNING, "requeued runs resume from one fixed checkpoint"),
+    "requeue-signal-unhandled": (
+        Severity.WARNING,
+        "the recipe does not catch the SIGTERM that stops the ranks before a requeue",
+    ),
+    "signal-exceeds-time": (Severity.ERROR, "a signal time not shorter than the time limit"),
+    "signal-margin-short": (
+        Severity.WARNING,
+        "the signal comes later than the checkpoint margin before the limit",
+    ),
     "fault-tolerance-needs-slurm": (Severity.ERROR, "fault_tolerance: without slurm:"),
     # skypilot
     "invalid-accelerators": (Severity.ERROR, "not NAME:COUNT"),

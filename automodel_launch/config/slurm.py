@@ -6,9 +6,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from automodel_launch.config import slurm_time
+from automodel_launch.config import slurm_signal, slurm_time
 from automodel_launch.config.mounts import Mount, MountField, mountable
 from automodel_launch.config.names import JobDirText, JobName, SlurmWord
+from automodel_launch.config.slurm_signal import SlurmSignal, SlurmSignalText
 from automodel_launch.config.types import (
     EnvVars,
     Port,
@@ -42,7 +43,18 @@ class SlurmConfig(StrictSection):
                             "master_port: ${8:13742}",
                         ]
                     ),
-                }
+                },
+                {
+                    "label": "slurm: requeue before the time limit",
+                    "bodyText": "\n".join(
+                        [
+                            'time: "${1:04:00:00}"',
+                            'signal: "${2:USR1@900}"',
+                            "requeue: true",
+                            "max_requeues: ${3:3}",
+                        ]
+                    ),
+                },
             ]
         },
     }
@@ -75,6 +87,33 @@ class SlurmConfig(StrictSection):
         "D-H:M:S, UNLIMITED. Quote it: unquoted `1:00:00` is the integer 3600 to YAML 1.1. "
         'Note `"30:00"` is 30 minutes.',
         examples=["04:00:00", "2-00:00:00", "30"],
+    )
+    signal: SlurmSignalText | None = Field(
+        default=None,
+        description="Signal Slurm sends the job script before the time limit "
+        "(`#SBATCH --signal=B:SIG@SECONDS`): `USR1` or `USR2`, seconds 0..65535 (60 without "
+        "`@`), e.g. `USR1@300`; `R:` also signals before a reservation ends (Slurm 23.02+). "
+        "With `requeue: true` the script then requeues the job; without it the signal is "
+        "only logged. A restarted run that gets the signal early acts at the usual time.",
+        examples=["USR1@300"],
+    )
+    requeue: bool = Field(
+        default=False,
+        description="At `signal`, send the ranks SIGTERM (AutoModel's preemption signal: it "
+        "saves a checkpoint and stops), wait for them until shortly before the limit, then "
+        "`scontrol requeue` the job, while SLURM_RESTART_COUNT is below max_requeues; the "
+        "last allowed run keeps training to its time limit. Slurm holds a requeued job about "
+        "two minutes (BeginTime) before it starts again; it resumes from the latest "
+        "checkpoint when checkpoint.restore_from is null. Adds `--requeue` and "
+        "`--open-mode=append` (once, also with fault_tolerance).",
+    )
+    max_requeues: int = Field(
+        default=3,
+        ge=0,
+        description="How many times the job may be requeued (Slurm's SLURM_RESTART_COUNT, "
+        "which counts every requeue of the job). Default 3, as submitit's: a few time "
+        "limits' worth of training, and a job that hangs (so always runs into its limit) "
+        "stops after four runs instead of looping. Raise it for long training.",
     )
     account: SlurmWord | None = Field(
         default=None, description="Account to charge (`#SBATCH --account`); omitted when null."
@@ -157,6 +196,11 @@ class SlurmConfig(StrictSection):
     @property
     def time_minutes(self) -> int | None:
         return slurm_time.parse(self.time).minutes
+
+    @property
+    def warning_signal(self) -> SlurmSignal | None:
+        """The parsed ``signal`` (stored normalised, so it parses)."""
+        return None if self.signal is None else slurm_signal.parse(self.signal)
 
     def mounts(self) -> list[Mount]:
         """Every container mount: hf_home (when absolute), nemo_mount, extra_mounts."""

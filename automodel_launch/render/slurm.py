@@ -13,6 +13,7 @@ from automodel_launch import __version__
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.render import requeue
 from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word
@@ -34,6 +35,7 @@ def render_sbatch(document: LaunchDocument, spec: JobSpec) -> str:
         _directives(cfg, spec, ft),
         _header(spec, cfg),
         "set -euo pipefail\n",
+        requeue.trap(cfg),
         _rendezvous(cfg, spec),
         _environment(cfg),
         _launch(cfg, spec, ft),
@@ -56,8 +58,7 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
     if cfg.gpus_per_node is not None:
         lines.append(f"#SBATCH --gpus-per-node={cfg.gpus_per_node}")
     lines.append(f"#SBATCH --output={spec.job_dir}/%x_%j.out")
-    if ft is not None and ft.requeue:
-        lines += ["#SBATCH --requeue", "#SBATCH --open-mode=append"]
+    lines += requeue.directives(cfg, ft)
     return "\n".join(lines) + "\n"
 
 
@@ -119,7 +120,7 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
         cfg.ntasks_per_node, rendezvous, max_restarts=ft.max_restarts if ft else None
     )
     srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG_NAME}')
-    return join_lines(srun) + "\n"
+    return requeue.launch(cfg, join_lines(srun) + "\n")
 
 
 def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:

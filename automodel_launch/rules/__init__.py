@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from automodel_launch.rules import launch
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
@@ -23,6 +24,7 @@ RULES: tuple[Rule, ...] = (
     validate_sections,
     launch.launcher_environment,
     launch.slurm_rules,
+    requeue_recipe,
     launch.skypilot_rules,
     launch.fault_tolerance,
     launch.recipe_secrets,

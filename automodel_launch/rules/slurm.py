@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from automodel_launch.config import slurm_time
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector
+from automodel_launch.rules.requeue import check_requeue
 
 if TYPE_CHECKING:
     from automodel_launch.settings import Settings
@@ -45,6 +46,7 @@ def check_slurm(
     if usable("time"):
         _check_time(cfg, raw.get("time"), sink)
         _check_margin(cfg, sink, settings, checkpointing)
+    check_requeue(cfg, sink, settings, checkpointing, invalid)
     if usable("hf_home", "nemo_mount", "extra_mounts"):
         _check_mount_dests(cfg, sink)
     if usable("nsys_enabled") and cfg.nsys_enabled:

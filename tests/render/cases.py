@@ -70,6 +70,20 @@ slurm:
 fault_tolerance:
   max_restarts: 2
 """,
+    "slurm_requeue_fault_tolerance": """\
+slurm:
+  job_name: llm_requeue
+  nodes: 2
+  ntasks_per_node: 8
+  gpus_per_node: 8
+  time: "04:00:00"
+  partition: batch
+  signal: USR1@900
+  requeue: true
+  max_requeues: 5
+fault_tolerance:
+  max_restarts: 1
+""",
 }
 
 SKYPILOT = {

@@ -1,0 +1,223 @@
+"""render/requeue.py: the ``--signal``/``--requeue`` lines and the trap, rendered for every
+combination (shellcheck-clean), and run under bash against stand-ins for the Slurm
+commands it calls (the real cluster run is tests/integration/test_slurm_requeue.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from automodel_launch.config.document import LaunchDocument
+from automodel_launch.render.entry import Entry, JobSpec
+from automodel_launch.render.slurm import render_sbatch
+from tests.render.test_injection import _shellcheck
+
+# srun stand-in: one task that stops on SIGTERM (as AutoModel's ranks do) or exits 3
+# after FAKE_SRUN_SECONDS; it records what happens to it
+FAKE_SRUN = """#!/bin/bash
+echo $$ > "$RECORD/srun.pid"
+trap 'echo "srun got TERM" >> "$RECORD/events"; exit 0' TERM
+end=$((SECONDS + FAKE_SRUN_SECONDS))
+while (( SECONDS < end )); do sleep 0.1; done
+echo "srun ended" >> "$RECORD/events"
+exit 3
+"""
+FAKE_SQUEUE = '#!/bin/bash\nprintf "%s.batch\\n%s.0\\n" "$SLURM_JOB_ID" "$SLURM_JOB_ID"\n'
+FAKE_SCANCEL = """#!/bin/bash
+echo "scancel $*" >> "$RECORD/events"
+kill -TERM "$(cat "$RECORD/srun.pid")"
+"""
+FAKE_SCONTROL = """#!/bin/bash
+if [ "$1" = requeue ]; then echo "scontrol $*" >> "$RECORD/events"; exit 0; fi
+echo node1
+"""
+
+
+def document(**slurm: Any) -> LaunchDocument:
+    fields = {"nodes": 1, "ntasks_per_node": 1, "time": "10", "container_image": None}
+    return LaunchDocument.model_validate({"slurm": fields | slurm})
+
+
+def script(doc: LaunchDocument, job_dir: str = "/jobs/x") -> str:
+    spec = JobSpec(entry=Entry(("train.py",), ()), job_dir=job_dir, source="c.yaml")
+    return render_sbatch(doc, spec)
+
+
+def directives(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("#SBATCH")]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    sig=st.sampled_from(["USR1", "USR2", "R:USR1", "12"]),
+    seconds=st.integers(0, 599),
+    requeue=st.booleans(),
+    max_requeues=st.integers(0, 20),
+    time_text=st.sampled_from(["10", "04:00:00", "UNLIMITED", "2-00:00:00"]),
+    fault_tolerance=st.sampled_from([None, {}, {"requeue": False}, {"enabled": False}]),
+)
+def test_every_combination_renders_once_and_passes_shellcheck(
+    tmp_path_factory: Any,
+    sig: str,
+    seconds: int,
+    requeue: bool,
+    max_requeues: int,
+    time_text: str,
+    fault_tolerance: dict[str, Any] | None,
+) -> None:
+    data: dict[str, Any] = {
+        "slurm": {"time": time_text, "signal": f"{sig}@{seconds}", "requeue": requeue,
+                  "max_requeues": max_requeues, "container_image": None},
+    }  # fmt: skip
+    if fault_tolerance is not None:
+        data["fault_tolerance"] = fault_tolerance
+    doc = LaunchDocument.model_validate(data)
+    text = script(doc)
+    path = tmp_path_factory.mktemp("job") / "job.sbatch"
+    path.write_text(text)
+    subprocess.run(["bash", "-n", str(path)], check=True)
+    _shellcheck(path)
+
+    lines = directives(text)
+    name = "USR2" if sig == "12" else sig.removeprefix("R:")
+    flags = "RB" if sig.startswith("R:") else "B"
+    assert lines.count(f"#SBATCH --signal={flags}:{name}@{seconds}") == 1
+    ft_requeue = (
+        fault_tolerance is not None
+        and fault_tolerance.get("enabled", True)
+        and (fault_tolerance.get("requeue", True))
+    )
+    wanted = 1 if requeue or ft_requeue else 0
+    assert lines.count("#SBATCH --requeue") == lines.count("#SBATCH --open-mode=append") == wanted
+    assert f"REQUEUE_MAX={max_requeues if requeue else 0}\n" in text
+    assert f"trap requeue_on_signal {name}\n" in text
+    # the trap is set before the first command that could take time
+    assert text.index("trap requeue_on_signal") < text.index("MASTER_ADDR=$(")
+    assert re.search(r"\n  -m .*|train\.py &\nSRUN_PID=\$!\n", text)
+
+
+def test_without_a_signal_nothing_changes() -> None:
+    text = script(document())
+    assert "requeue" not in text.lower() and "--signal" not in text
+    assert text.rstrip().endswith("train.py")
+
+
+def test_the_early_signal_threshold_follows_the_time_limit() -> None:
+    assert "REQUEUE_ACT_AFTER=450\n" in script(document(signal="USR1@120", requeue=True))
+    assert "REQUEUE_ACT_AFTER=0\n" in script(document(time="2", signal="USR1@90", requeue=True))
+    unlimited = script(document(time="UNLIMITED", signal="USR1@90", requeue=True))
+    assert "REQUEUE_ACT_AFTER=0\n" in unlimited
+
+
+# ------------------------------------------------------------------ the script at work
+def run_job(
+    tmp: Path,
+    doc: LaunchDocument,
+    *,
+    srun_seconds: float,
+    restarts: str | None = None,
+    signal_after: float | None = 0.5,
+    signum: int = signal.SIGUSR1,
+) -> tuple[int, list[str], str]:
+    """Run the script; send it the signal once srun is up. (exit code, events, output)"""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    for name, body in (("srun", FAKE_SRUN), ("squeue", FAKE_SQUEUE), ("scancel", FAKE_SCANCEL),
+                       ("scontrol", FAKE_SCONTROL)):  # fmt: skip
+        (bin_dir / name).write_text(body)
+        (bin_dir / name).chmod(0o755)
+    (tmp / "job.sbatch").write_text(script(doc, str(tmp)))
+    environ = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "HOME": str(tmp),
+        "RECORD": str(tmp),
+        "SLURM_JOB_ID": "4242",
+        "SLURM_JOB_NODELIST": "node1",
+        "FAKE_SRUN_SECONDS": str(srun_seconds),
+    }
+    if restarts is not None:
+        environ["SLURM_RESTART_COUNT"] = restarts
+    job = subprocess.Popen(
+        ["bash", str(tmp / "job.sbatch")], env=environ, cwd=tmp,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    if signal_after is not None:
+        deadline = time.monotonic() + 10
+        while not (tmp / "srun.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(signal_after)
+        job.send_signal(signum)
+    output, _ = job.communicate(timeout=30)
+    events = (tmp / "events").read_text().splitlines() if (tmp / "events").exists() else []
+    return job.returncode, events, output
+
+
+def test_a_signal_stops_the_ranks_with_sigterm_and_requeues(tmp_path: Path) -> None:
+    doc = document(time="2", signal="USR1@90", requeue=True, max_requeues=2)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=20)
+    assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
+    assert code == 0, output  # srun's own status: the ranks stopped cleanly
+    assert re.search(
+        r"automodel-launch: USR1 at \d+s: SIGTERM to the ranks \(checkpoint and stop\), "
+        r"then requeue 1 of 2\n", output
+    )  # fmt: skip
+    assert "requeued job 4242; Slurm holds it about two minutes (BeginTime)" in output
+
+
+def test_the_last_allowed_run_trains_on_and_keeps_srun_status(tmp_path: Path) -> None:
+    doc = document(time="2", signal="USR1@90", requeue=True, max_requeues=2)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="2")
+    assert events == ["srun ended"]
+    assert code == 3, output
+    assert re.search(
+        r"USR1 at \d+s: no requeue left \(SLURM_RESTART_COUNT=2, max_requeues 2\): "
+        r"training goes on to the time limit\n", output
+    )  # fmt: skip
+
+
+def test_without_requeue_the_signal_is_only_logged(tmp_path: Path) -> None:
+    doc = document(time="2", signal="USR2@90")
+    code, events, output = run_job(tmp_path, doc, srun_seconds=2, signum=signal.SIGUSR2)
+    assert events == ["srun ended"] and code == 3, output
+    assert "no requeue left (SLURM_RESTART_COUNT=0, max_requeues 0)" in output
+
+
+def test_an_early_signal_waits_for_its_time(tmp_path: Path) -> None:
+    # a 10-minute limit signalled 60 s before: a signal in the first 510 s is early
+    doc = document(signal="USR1@60", requeue=True)
+    started = time.monotonic()
+    code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="1")
+    assert events == ["srun ended"] and code == 3, output
+    assert re.search(r"USR1 at \d+s is early for this run: acting at 510s\n", output)
+    assert time.monotonic() - started < 10  # the timer does not hold the script
+
+
+def test_a_run_without_a_signal_exits_with_srun_status(tmp_path: Path) -> None:
+    doc = document(signal="USR1@60", requeue=True)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=0.5, signal_after=None)
+    assert (code, events) == (3, ["srun ended"]), output
+    assert "automodel-launch" not in output
+
+
+def test_an_early_signal_is_acted_on_at_its_time(tmp_path: Path) -> None:
+    # a 2-minute limit signalled 85 s before: acted on from second 5 of the run
+    doc = document(time="2", signal="USR1@85", requeue=True)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=30, signal_after=0)
+    assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
+    assert code == 0, output
+    early, acted = output.splitlines()[:2]
+    assert re.fullmatch(
+        r"automodel-launch: USR1 at [0-4]s is early for this run: acting at 5s", early
+    )
+    assert re.fullmatch(r"automodel-launch: USR1 at [5-7]s: SIGTERM to the ranks .*", acted)
