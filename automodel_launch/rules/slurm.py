@@ -45,7 +45,7 @@ def check_slurm(
     if usable("time"):
         _check_time(cfg, raw.get("time"), sink)
         _check_margin(cfg, sink, settings, checkpointing)
-    if usable("hf_home", "nemo_mount", "extra_mounts"):
+    if usable("hf_home", "repo_root", "nemo_mount", "extra_mounts"):
         _check_mount_dests(cfg, sink)
     if usable("nsys_enabled") and cfg.nsys_enabled:
         sink.add(
@@ -92,11 +92,7 @@ def _check_margin(
 
 def _check_mount_dests(cfg: SlurmConfig, sink: Collector) -> None:
     seen: dict[str, str] = {}
-    named = [("hf_home", m) for m in cfg.mounts()[: 1 if cfg.hf_home.startswith("/") else 0]]
-    if cfg.nemo_mount is not None:
-        named.append(("nemo_mount", cfg.nemo_mount))
-    named += [(i, m) for i, m in enumerate(cfg.extra_mounts)]  # type: ignore[misc]
-    for where, mount in named:
+    for where, mount in cfg.named_mounts():
         loc = ("slurm", "extra_mounts", where) if isinstance(where, int) else ("slurm", where)
         dest = mount.dest.rstrip("/") or "/"
         if dest in seen:
