@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from automodel_launch.config import slurm_time
-from automodel_launch.config.mounts import Mount, MountField, mountable
+from automodel_launch.config.mounts import Mount, MountField, mountable, same_path
 from automodel_launch.config.names import JobDirText, JobName, SlurmWord
 from automodel_launch.config.sbatch import (
     ChdirPath,
@@ -19,7 +19,9 @@ from automodel_launch.config.sbatch import (
     SbatchArg,
     SetupLines,
     ShellText,
+    option_name,
 )
+from automodel_launch.config.sbatch_options import GPU_REQUESTS
 from automodel_launch.config.types import (
     EnvVars,
     Port,
@@ -255,6 +257,20 @@ class SlurmConfig(StrictSection):
     def time_minutes(self) -> int | None:
         return slurm_time.parse(self.time).minutes
 
+    @property
+    def gpus_requested_by_args(self) -> bool:
+        """sbatch_args ask for GPUs themselves (``--gres=gpu:8``, ``--gpus=16``...)."""
+        names = [(option_name(a), a.partition("=")[2]) for a in self.sbatch_args]
+        return any(n in GPU_REQUESTS or (n == "gres" and "gpu" in v) for n, v in names)
+
+    @property
+    def whole_nodes(self) -> bool:
+        """Render ``--exclusive``: as set, else when no GPU count is asked for (null
+        gpus_per_node means "ranks per node", AutoModel's style): a whole node, all its GPUs."""
+        if self.exclusive is not None:
+            return self.exclusive
+        return self.gpus_per_node is None and not self.gpus_requested_by_args
+
     def named_mounts(self) -> list[tuple[str | int, Mount]]:
         """Every container mount with where it comes from (a field, or an extra_mounts index):
         hf_home and repo_root at their own path (``~`` is the job user's home), nemo_mount,
@@ -276,15 +292,3 @@ class SlurmConfig(StrictSection):
 
     def mounts(self) -> list[Mount]:
         return [mount for _, mount in self.named_mounts()]
-
-
-def same_path(path: str | None) -> str | None:
-    """The path a directory is mounted at, unchanged inside the container: absolute as
-    written, ``~/...`` as ``${HOME}/...`` (the job's shell resolves it); else None."""
-    if path is None:
-        return None
-    if path.startswith("/"):
-        return path
-    if path == "~" or path.startswith("~/"):
-        return "${HOME}" + path[1:]
-    return None
