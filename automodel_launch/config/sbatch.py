@@ -228,7 +228,8 @@ def _setup(value: Any) -> list[str]:
                 f"a setup line must be text, not {kind(item)}",
                 "write shell lines such as 'module load cuda/12.4'",
             )
-    return [line for item in items for line in item.splitlines()]
+    # only "\n" ends a line, as in the shell (str.splitlines also splits at \x1e, \x85...)
+    return [line for item in items for line in item.removesuffix("\n").split("\n")]
 
 
 SetupLines = Annotated[
