@@ -150,7 +150,9 @@ def test_values_sbatch_would_refuse_or_misread(
         ("--gress=gpu:8", "unknown-sbatch-option", "--gress is not an sbatch option (Slurm 22.05)",
          "did you mean --gres?"),
         ("-p batch", "invalid-sbatch-arg", "'-p batch' is not an sbatch --option",
-         "write it long: --partition=VALUE"),
+         "-p is --partition: use slurm.partition"),
+        ("-H", "invalid-sbatch-arg", None, "write it long: --hold"),
+        ("-L lic:2", "invalid-sbatch-arg", None, "write it long: --licenses=VALUE"),
         ("--comment sweep", "invalid-sbatch-arg", None, "write --comment=VALUE"),
         ("--comment='my run'", "invalid-sbatch-arg", None,
          "write a value without spaces, quotes or '#'"),
@@ -217,6 +219,20 @@ def test_mail_user_without_mail_type_warns(validate: Validate) -> None:
     diags = validate("slurm:\n  gpus_per_node: 8\n  mail_user: jane@example.org\n")
     assert brief(diags) == ["3:14 warning[mail-user-without-type] slurm.mail_user"]
     assert diags[0].hint == "add mail_type: FAIL (or END, ALL...)"
+
+
+def test_memory_set_twice_is_refused_as_sbatch_would(validate: Validate) -> None:
+    text = "slurm:\n  gpus_per_node: 8\n  mem: 64G\n  sbatch_args: [--mem-per-gpu=8G]\n"
+    diags = validate(text)
+    assert brief(diags) == ["4:17 error[conflicting-sbatch-options] slurm.sbatch_args[0]"]
+    assert diags[0].message == (
+        "--mem-per-gpu and mem both set the job's memory: sbatch refuses them together"
+    )
+    both = "slurm:\n  gpus_per_node: 8\n  sbatch_args: [--mem-per-cpu=1G, --mem-per-gpu=8G]\n"
+    assert [d.message for d in validate(both)] == [
+        "--mem-per-gpu and --mem-per-cpu both set the job's memory: sbatch refuses them together"
+    ]
+    assert validate("slurm:\n  gpus_per_node: 8\n  sbatch_args: [--mem-per-gpu=8G]\n") == []
 
 
 def test_a_relative_repo_root_cannot_be_mounted(validate: Validate) -> None:
