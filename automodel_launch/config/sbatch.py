@@ -17,8 +17,9 @@ from automodel_launch.config import sbatch_options as opts
 from automodel_launch.config.names import SAFE_PATH_PATTERN, unsafe_path_char
 from automodel_launch.config.types import fail, kind, not_text, show
 
-_UNREADABLE = re.compile(r"""[\s"'#\x00-\x1f\x7f]""")
-"""What sbatch splits at, strips, or ends the line at, on an ``#SBATCH`` line."""
+_UNREADABLE = re.compile(r"""[^\x21-\x7e]|["'#]""")
+"""What sbatch splits at, strips, or ends the line at, on an ``#SBATCH`` line, and
+anything that is not printable ASCII."""
 
 
 def _text(value: Any, name: str, code: str) -> str:
@@ -243,8 +244,9 @@ SetupLines = Annotated[
 # --------------------------------------------------------------------------- sbatch_args
 _ARG_SCHEMA = {
     "type": "string",
-    "pattern": r"""^--[a-z][a-z-]*(=[^\s"'#]+)?$""",
-    "patternErrorMessage": "--option or --option=value, without spaces, quotes or '#'",
+    "pattern": r"^--[a-z][a-z-]*(=[!%&(-~]+)?$",
+    "patternErrorMessage": "--option or --option=value: printable ASCII without spaces, "
+    "quotes, '#' or '$'",
 }
 
 
@@ -287,12 +289,19 @@ def _sbatch_arg(value: Any) -> str:
         fail("invalid-sbatch-arg", f"--{name} takes no value", f"write --{name}")
     if kind_of == "required" and not arg:
         fail("invalid-sbatch-arg", f"--{name} needs a value", f"write --{name}=VALUE")
+    if "$" in arg:
+        fail(
+            "invalid-sbatch-arg",
+            f"the value of --{name} holds '$': sbatch reads #SBATCH lines as written, so no "
+            "variable is expanded there",
+            "write the value itself",
+        )
     bad = _UNREADABLE.search(arg)
     if bad is not None:
         fail(
             "invalid-sbatch-arg",
             f"the value of --{name} contains {bad.group()!r}: sbatch splits #SBATCH lines at "
-            "whitespace, removes quotes and ends them at '#'",
+            "whitespace, removes quotes and ends them at '#' (values are printable ASCII)",
             "write a value without spaces, quotes or '#'",
         )
     return text
