@@ -193,6 +193,13 @@ def _chdir(value: Any) -> str:
         fail("invalid-chdir", "chdir is empty", "write the directory, or remove the key")
     if text.startswith("~"):
         fail("invalid-chdir", f"sbatch does not expand '~' in {show(text)}", "write the full path")
+    if not text.startswith("/"):
+        fail(
+            "invalid-chdir",
+            f"chdir {show(text)} is relative: sbatch would read it from the job directory, "
+            "where `submit` runs it",
+            "write the full path",
+        )
     bad = unsafe_path_char(text)
     if bad is not None:
         fail(
@@ -206,7 +213,7 @@ def _chdir(value: Any) -> str:
 ChdirPath = Annotated[
     str,
     BeforeValidator(_chdir),
-    WithJsonSchema({"type": "string", "pattern": "^(?!~)" + SAFE_PATH_PATTERN[1:]}),
+    WithJsonSchema({"type": "string", "pattern": "^(?=/)" + SAFE_PATH_PATTERN[1:]}),
 ]
 
 

@@ -169,8 +169,8 @@ class SlurmConfig(StrictSection):
     )
     chdir: ChdirPath | None = Field(
         default=None,
-        description="Working directory of the job (`#SBATCH --chdir`); relative to the "
-        "directory you submit from. AutoModel's own key.",
+        description="Working directory of the job (`#SBATCH --chdir`), an absolute path. "
+        "Default: where sbatch runs (the job directory with `submit`). AutoModel's own key.",
     )
     setup: SetupLines = Field(
         default_factory=list,

@@ -47,7 +47,6 @@ def one(validate: Validate, line: str) -> tuple[str, str, str | None]:
         "dependency: after:12+30?afternotok:13_4",
         "dependency: singleton",
         "chdir: /lustre/work",
-        "chdir: relative/dir",
         "setup: module load cuda",
         "setup: [module load cuda, source venv/bin/activate]",
         'command: ""',
@@ -118,6 +117,13 @@ def test_values_are_stored_as_sbatch_reads_them() -> None:
             "write the full path",
         ),
         ("chdir: /a b", "invalid-chdir", None, None),
+        (
+            "chdir: work",
+            "invalid-chdir",
+            "chdir 'work' is relative: sbatch would read it from "
+            "the job directory, where `submit` runs it",
+            "write the full path",
+        ),
         (
             "setup: [module load x, 3]",
             "wrong-type",
