@@ -16,12 +16,10 @@ from automodel_launch.config.sbatch import (
     MailTypes,
     MailUser,
     MemorySize,
-    SbatchArg,
     SetupLines,
     ShellText,
-    option_name,
 )
-from automodel_launch.config.sbatch_options import GPU_REQUESTS
+from automodel_launch.config.sbatch_options import GPU_REQUESTS, SbatchArg, option_name
 from automodel_launch.config.types import (
     EnvVars,
     Port,
