@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobdir import check_job_dir
@@ -19,6 +20,9 @@ from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.results import FileReport
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_path
+
+if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
 
 
 @dataclass
@@ -53,9 +57,11 @@ def prepare(
     nproc_per_node: int = 1,
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
+    layers: Layers | None = None,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    report = validate_path(path, settings, purpose="submit" if submitting else "render")
+    purpose = "submit" if submitting else "render"
+    report = validate_path(path, settings, purpose=purpose, layers=layers)
     document = report.document
     if document is None or report.loaded is None or report.failed(settings.strict):
         return PreparedJob(report)

@@ -27,12 +27,15 @@ OTHER_VARIABLES = frozenset(
     {
         "AUTOMODEL_LAUNCH_CONFIG",
         "AUTOMODEL_LAUNCH_DEBUG",
+        "AUTOMODEL_LAUNCH_PROFILE",
         "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
+        "AUTOMODEL_LAUNCH_SITE_PROFILES",
         "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the
-traceback switch, and the test suite's own."""
+traceback switch, the profile to apply and the site profile file
+(:mod:`automodel_launch.profiles`), and the test suite's own."""
 
 OutputFormat = Literal["text", "json", "github"]
 

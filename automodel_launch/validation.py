@@ -7,32 +7,43 @@ Orchestration only: the rules live in :mod:`automodel_launch.rules`, host checks
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch import checks
 from automodel_launch.config import environment
 from automodel_launch.config.document import LAUNCHER_SECTIONS, LaunchDocument
-from automodel_launch.diagnostics import sort_key
+from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import LoadedFile, LoadResult, load_buffer, load_file
 from automodel_launch.results import FileReport
 from automodel_launch.rules import Context, Purpose, find_traps, run_rules
 from automodel_launch.settings import Settings
 
+if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
 
-def validate_paths(paths: list[Path], settings: Settings) -> list[FileReport]:
+
+def validate_paths(
+    paths: list[Path], settings: Settings, layers: Layers | None = None
+) -> list[FileReport]:
     """``validate FILE|DIR...``: one report per file found, and per path that was skipped."""
     from automodel_launch.discovery import discover
 
     return [
-        FileReport(str(t.path), list(t.problems)) if t.problems else validate_path(t.path, settings)
+        FileReport(str(t.path), list(t.problems))
+        if t.problems
+        else validate_path(t.path, settings, layers=layers)
         for t in discover(paths)
     ]
 
 
 def validate_path(
-    path: str | Path, settings: Settings, *, purpose: Purpose = "validate"
+    path: str | Path,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
-    return validate_result(load_file(path), str(path), settings, purpose=purpose)
+    return validate_result(load_file(path), str(path), settings, purpose=purpose, layers=layers)
 
 
 def validate_text(text: str, name: str, settings: Settings) -> FileReport:
@@ -41,19 +52,37 @@ def validate_text(text: str, name: str, settings: Settings) -> FileReport:
 
 
 def validate_result(
-    result: LoadResult, name: str, settings: Settings, *, purpose: Purpose = "validate"
+    result: LoadResult,
+    name: str,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
     if result.loaded is None:
         return FileReport(name, sorted(result.diagnostics, key=sort_key))
-    report = validate_loaded(result.loaded, settings, purpose=purpose)
+    report = validate_loaded(result.loaded, settings, purpose=purpose, layers=layers)
     report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
     return report
 
 
 def validate_loaded(
-    loaded: LoadedFile, settings: Settings, *, purpose: Purpose = "validate"
+    loaded: LoadedFile,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
+    """``layers``: the command line's profile and ``--set`` (see :mod:`automodel_launch.profiles`)."""
+    from automodel_launch.profiles import in_play
+
+    found: list[Diagnostic] = []
+    if in_play(loaded.data, layers):
+        from automodel_launch.profiles.merge import merge
+
+        loaded, found = merge(loaded, layers)
     sink = loaded.collector()
+    sink.items += found
     data = _env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
     ctx = Context(

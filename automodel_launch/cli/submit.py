@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import script_value
+from automodel_launch.cli.common import ProfileOption, SetOption, script_value
 from automodel_launch.cli.render import EntryOption
 
 
@@ -37,12 +37,14 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),
     ] = None,
+    sets: SetOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Submit CONFIG to its launcher: sbatch, SkyPilot, or torchrun on this node."""
     import os
 
     from automodel_launch.checks import local_gpu_count
-    from automodel_launch.cli.common import load_settings, report_problems
+    from automodel_launch.cli.common import layers, load_settings, report_problems
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare
@@ -58,6 +60,7 @@ def command(
             entry=EntryChoice(entry, recipe_command, domain),
             job_dir=job_dir,
             nproc_per_node=nproc_per_node or local_gpu_count(),
+            layers=layers(profile, sets),
             submitting=True,
         )
     except (JobDirError, EntryError) as exc:

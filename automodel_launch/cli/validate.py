@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from automodel_launch.cli.common import ProfileOption, SetOption
+
 FormatOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
     typer.Option("--format", "-f", help="Output format: text, json or github.", show_default=False),
@@ -29,15 +31,17 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--strict/--no-strict", help="Fail on warnings too."),
     ] = None,
+    sets: SetOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Check launcher configs; report every problem in every file at once."""
-    from automodel_launch.cli.common import load_settings
+    from automodel_launch.cli.common import layers, load_settings
     from automodel_launch.report import write_report
     from automodel_launch.validation import validate_paths
 
     settings = load_settings(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
-    reports = validate_paths(files, settings)
+    reports = validate_paths(files, settings, layers(profile, sets))
     write_report(reports, settings.format, sys.stdout, strict=settings.strict)
     raise typer.Exit(1 if any(r.failed(settings.strict) for r in reports) else 0)

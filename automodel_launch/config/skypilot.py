@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
 from automodel_launch.config.names import JobDirText
 from automodel_launch.config.types import (
+    PROFILE_NAME,
     EnvVars,
     SecretReference,
     StrictSection,
@@ -108,6 +109,13 @@ class SkyPilotConfig(StrictSection):
     references_resolved: ClassVar[str] = "you submit"
     """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
+    )
     cloud: Annotated[
         Cloud,
         BeforeValidator(_cloud),

@@ -22,6 +22,7 @@ from automodel_launch.config.sbatch import (
 from automodel_launch.config.sbatch_options import GPU_REQUESTS, SbatchArg, option_name
 from automodel_launch.config.slurm_signal import SlurmSignal, SlurmSignalText
 from automodel_launch.config.types import (
+    PROFILE_NAME,
     EnvVars,
     Port,
     SecretReference,
@@ -93,6 +94,13 @@ class SlurmConfig(StrictSection):
     references_resolved: ClassVar[str] = "the job starts"
     """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
+    )
     job_name: JobName | None = Field(
         default=None,
         description="Slurm job name (`#SBATCH --job-name`). Default: `{domain}_{command}`, "
