@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 import typer.main
 
-from automodel_launch.cli import config, lsp, render, schema, submit, validate
+from automodel_launch.cli import config, explain, init, lsp, render, schema, submit, validate
 
 if TYPE_CHECKING:
     from typer._click.exceptions import ClickException
@@ -25,6 +25,8 @@ app.command("render")(render.command)
 app.command("schema")(schema.command)
 app.command("submit")(submit.command)
 app.command("lsp")(lsp.command)
+app.command("explain")(explain.command)
+app.command("init")(init.command)
 app.add_typer(config.app)
 
 
