@@ -10,7 +10,8 @@ import typer
 
 from automodel_launch.cli.common import ProfileOption
 
-LAUNCHER_CHOICES = ("slurm", "skypilot", "none")
+SECTIONS: dict[str, str | None] = {"slurm": "slurm", "skypilot": "skypilot", "none": None}
+"""--launcher -> the section init writes (none: interactive, no section)."""
 
 
 def command(
@@ -40,19 +41,22 @@ def command(
     from automodel_launch.secrets import display
     from automodel_launch.validation import validate_text
 
-    if launcher not in LAUNCHER_CHOICES:
-        raise typer.BadParameter(f"'{launcher}' is not slurm, skypilot or none", param_hint="--launcher")
+    if launcher not in SECTIONS:
+        raise typer.BadParameter(
+            f"'{launcher}' is not slurm, skypilot or none", param_hint="--launcher"
+        )
+    section = SECTIONS[launcher]
     settings = load_settings(check_paths=False, check_env=False)
     result = load_file(recipe)
     if result.loaded is None:
         report_problems(FileReport(str(recipe), result.diagnostics), settings)
         raise typer.Exit(1)
-    values, note = _profile_values(profile, launcher)
+    values, note = _profile_values(profile, section)
     try:
         added = add_section(
             result.loaded,
-            launcher,
-            section_values(launcher, values) if launcher != "none" else {},
+            section,
+            {} if section is None else section_values(section, values),
             modeline=modeline(schema_location()),
             force=force,
             note=note,
@@ -69,12 +73,14 @@ def command(
 
     write_output(recipe, added.text)
     verb = "replaced the launcher section of" if added.replaced else "added to"
-    what = f"{launcher}:" if launcher != "none" else "the schema modeline"
+    what = "the schema modeline" if section is None else f"{section}:"
     typer.echo(f"{what} {verb} {recipe}", err=True)
 
 
-def _profile_values(name: str | None, launcher: str) -> tuple[dict[str, Any] | None, str | None]:
-    if not name:
+def _profile_values(
+    name: str | None, section: str | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    if not name or section is None:
         return None, None
     from automodel_launch.profiles.files import find, profile_files, unknown
 
@@ -88,13 +94,13 @@ def _profile_values(name: str | None, launcher: str) -> tuple[dict[str, Any] | N
         from automodel_launch.results import FileReport
 
         report_problems(FileReport(found.file.path, problems), load_settings())
-    if launcher not in found.sections and launcher != "none":
+    if section not in found.sections:
         have = ", ".join(f"{s}:" for s in found.sections) or "no launcher section"
         raise typer.BadParameter(
-            f"profile '{name}' has {have}, not {launcher}:", param_hint="--profile"
+            f"profile '{name}' has {have}, not {section}:", param_hint="--profile"
         )
     from automodel_launch.scaffold import NOTE_PREFIX
 
     note = f"{NOTE_PREFIX.removeprefix('# ')}{name} ({found.file.path})"
-    return found.sections.get(launcher), note
+    return found.sections[section], note
 

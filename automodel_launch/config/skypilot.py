@@ -109,13 +109,6 @@ class SkyPilotConfig(StrictSection):
     references_resolved: ClassVar[str] = "you submit"
     """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
-    profile: str | None = Field(
-        default=None,
-        description="Site or user profile whose values this section extends (see "
-        "`automodel-launch config show`): the section's own keys win over the profile's.",
-        pattern=PROFILE_NAME,
-        examples=["eos"],
-    )
     cloud: Annotated[
         Cloud,
         BeforeValidator(_cloud),
@@ -193,6 +186,13 @@ class SkyPilotConfig(StrictSection):
     )
     job_recovery: JobRecovery | None = Field(
         default=None, description="Managed-job recovery for spot preemption."
+    )
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
     )
 
     @field_validator("job_name")

@@ -94,13 +94,6 @@ class SlurmConfig(StrictSection):
     references_resolved: ClassVar[str] = "the job starts"
     """When its ``${VAR}`` references are resolved (the env-unset hint names it)."""
 
-    profile: str | None = Field(
-        default=None,
-        description="Site or user profile whose values this section extends (see "
-        "`automodel-launch config show`): the section's own keys win over the profile's.",
-        pattern=PROFILE_NAME,
-        examples=["eos"],
-    )
     job_name: JobName | None = Field(
         default=None,
         description="Slurm job name (`#SBATCH --job-name`). Default: `{domain}_{command}`, "
@@ -286,6 +279,13 @@ class SlurmConfig(StrictSection):
         min_length=1,
         description="AutoModel checkout to run from: put first on PYTHONPATH and, with a "
         "container, mounted at the same path. Absolute with a container.",
+    )
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
     )
     hf_token: SecretReference | None = Field(
         default=None, description="Hugging Face token as a reference: `${HF_TOKEN}`."

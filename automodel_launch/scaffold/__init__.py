@@ -44,27 +44,23 @@ def section_values(launcher: str, profile: dict[str, Any] | None) -> dict[str, A
 
 def add_section(
     loaded: LoadedFile,
-    launcher: str,
+    section: str | None,
     values: dict[str, Any],
     *,
     modeline: str,
     force: bool = False,
     note: str | None = None,
 ) -> Added:
-    """The recipe's text with ``launcher:`` set to ``values`` (``launcher`` "none": removed)."""
+    """The recipe's text with ``section:`` set to ``values`` (None: no launcher section)."""
     present = [name for name in LAUNCHERS if name in loaded.data]
     if present and not force:
-        raise InitError(
-            f"{loaded.path} already has {present[0]}:; --force replaces it"
-            if launcher != present[0] or launcher == "none"
-            else f"{loaded.path} already has {launcher}:; --force replaces it"
-        )
+        raise InitError(f"{loaded.path} already has {present[0]}:; --force replaces it")
     if present and not loaded.sections:
         raise InitError(f"{loaded.path} is written in flow style ({{...}}); edit it by hand")
     lines = loaded.text.splitlines(keepends=True)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
-    block = [] if launcher == "none" else dump_section(launcher, values, note).splitlines(True)
+    block = [] if section is None else dump_section(section, values, note).splitlines(True)
     at = len(lines)
     for name in present:  # drop the old section; the new one takes its place
         start, end = loaded.sections[name]
