@@ -80,7 +80,7 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
     def as_dict(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "severity": self.severity.value,
             "code": self.code,
             "path": self.path,

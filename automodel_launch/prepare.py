@@ -60,8 +60,9 @@ def prepare(
     layers: Layers | None = None,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    purpose = "submit" if submitting else "render"
-    report = validate_path(path, settings, purpose=purpose, layers=layers)
+    report = validate_path(
+        path, settings, purpose="submit" if submitting else "render", layers=layers
+    )
     document = report.document
     if document is None or report.loaded is None or report.failed(settings.strict):
         return PreparedJob(report)

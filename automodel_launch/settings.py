@@ -23,13 +23,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 ENV_PREFIX = "AUTOMODEL_LAUNCH_"
+PROFILE_VARIABLE = "AUTOMODEL_LAUNCH_PROFILE"
+"""The profile applied when neither ``--profile`` nor the section's ``profile:`` names one."""
+SITE_PROFILES_VARIABLE = "AUTOMODEL_LAUNCH_SITE_PROFILES"
+"""The site's profile file, instead of ``/etc/automodel-launch/profiles.yaml``."""
 OTHER_VARIABLES = frozenset(
     {
         "AUTOMODEL_LAUNCH_CONFIG",
         "AUTOMODEL_LAUNCH_DEBUG",
-        "AUTOMODEL_LAUNCH_PROFILE",
+        PROFILE_VARIABLE,
         "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
-        "AUTOMODEL_LAUNCH_SITE_PROFILES",
+        SITE_PROFILES_VARIABLE,
         "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
     }
 )

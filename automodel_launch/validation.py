@@ -6,17 +6,18 @@ Orchestration only: the rules live in :mod:`automodel_launch.rules`, host checks
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch import checks
 from automodel_launch.config import environment
-from automodel_launch.config.document import LAUNCHER_SECTIONS, LaunchDocument
+from automodel_launch.config.document import LAUNCHER_SECTIONS, LAUNCHERS, LaunchDocument
 from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import LoadedFile, LoadResult, load_buffer, load_file
 from automodel_launch.results import FileReport
 from automodel_launch.rules import Context, Purpose, find_traps, run_rules
-from automodel_launch.settings import Settings
+from automodel_launch.settings import PROFILE_VARIABLE, Settings
 
 if TYPE_CHECKING:
     from automodel_launch.profiles.overrides import Layers
@@ -73,11 +74,9 @@ def validate_loaded(
     purpose: Purpose = "validate",
     layers: Layers | None = None,
 ) -> FileReport:
-    """``layers``: the command line's profile and ``--set`` (see :mod:`automodel_launch.profiles`)."""
-    from automodel_launch.profiles import in_play
-
+    """``layers``: the command line's profile and ``--set`` (:mod:`automodel_launch.profiles`)."""
     found: list[Diagnostic] = []
-    if in_play(loaded.data, layers):
+    if layers_in_play(loaded.data, layers):
         from automodel_launch.profiles.merge import merge
 
         loaded, found = merge(loaded, layers)
@@ -103,6 +102,16 @@ def validate_loaded(
         # on whatever validated, next to the other errors: every problem in one run
         checks.check_host(document, sink, settings, submitting=purpose == "submit")
     return FileReport(loaded.path, sink.items, loaded, None if failed else document)
+
+
+def layers_in_play(data: dict[str, Any], layers: Layers | None) -> bool:
+    """Whether a profile or an override changes this recipe: asked on every validate, so
+    it imports nothing (the merge is imported only when the answer is yes)."""
+    if layers is not None and (layers.profile or layers.overrides):
+        return True
+    if os.environ.get(PROFILE_VARIABLE):
+        return True
+    return any(isinstance(data.get(n), dict) and "profile" in data[n] for n in LAUNCHERS)
 
 
 def _env_as_written(loaded: LoadedFile) -> dict[str, Any]:

@@ -18,4 +18,5 @@ def command(
     try:
         sys.stdout.write(explain(field))
     except UnknownField as exc:
-        raise typer.BadParameter(display(str(exc)), param_hint="FIELD") from None
+        typer.echo(f"error: {display(str(exc))}", err=True)
+        raise typer.Exit(2) from None

@@ -37,12 +37,11 @@ def parse(args: list[str]) -> tuple[dict[str, Any], list[Path]] | None:
         elif arg in SWITCHES:
             name, switch = SWITCHES[arg]
             flags[name] = switch
-        elif arg in VALUED or arg.partition("=")[0] in VALUED and arg.startswith("--"):
-            option, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-            if not equals:
-                value = next(rest, None)
-                if value is None:
-                    return None
+        elif arg in VALUED or (arg.startswith("--") and arg.partition("=")[0] in VALUED):
+            option, equals, given = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            value = given if equals else next(rest, None)
+            if value is None:
+                return None
             name = VALUED[option]
             if name in REPEATED:
                 flags.setdefault(name, []).append(value)

@@ -103,4 +103,3 @@ def _profile_values(
 
     note = f"{NOTE_PREFIX.removeprefix('# ')}{name} ({found.file.path})"
     return found.sections[section], note
-

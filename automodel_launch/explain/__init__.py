@@ -73,9 +73,7 @@ def _render(doc: FieldDoc, path: tuple[str, ...]) -> str:
     if doc.model is not None:
         keys = ", ".join(doc.model.model_fields)
         lines.append(f"  keys:     {keys}")
-    codes = codes_for(
-        doc.path, node, required=info.is_required(), section=doc.model is not None
-    )
+    codes = codes_for(doc.path, node, required=info.is_required(), section=doc.model is not None)
     if codes:
         lines += ["", "  rules:"]
         width = max(len(c) for c in codes)
@@ -105,5 +103,6 @@ def _plain(text: str) -> str:
 def _example(key: str, value: Any) -> str:
     import json
 
-    shown = json.dumps(value, ensure_ascii=False) if not isinstance(value, bool) else str(value).lower()
-    return f"{key}: {shown}"
+    if isinstance(value, bool):
+        return f"{key}: {str(value).lower()}"
+    return f"{key}: {json.dumps(value, ensure_ascii=False)}"

@@ -98,7 +98,7 @@ LAUNCHER_SECTIONS = ("slurm", "skypilot", "fault_tolerance")
 
 def codes_for(path: str, node: dict[str, object], *, required: bool, section: bool) -> list[str]:
     """The codes a value at ``path`` can get, field-specific ones first."""
-    found = [code for code, patterns in BY_CODE.items() if any(fnmatchcase(path, p) for p in patterns)]
+    found = [code for code, globs in BY_CODE.items() if any(fnmatchcase(path, g) for g in globs)]
     launcher = path.split(".")[0] in LAUNCHER_SECTIONS
     if required:
         found.append("missing-field")

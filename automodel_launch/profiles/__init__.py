@@ -1,28 +1,14 @@
 """Site and user profiles, ``--set`` overrides, and where each merged value came from.
 
-Imports nothing on its own: :func:`in_play` is asked on every validate, which must stay
-fast; the merge itself (:mod:`automodel_launch.profiles.merge`) is imported only when a
-profile or an override is in play.
+Validation asks :func:`automodel_launch.validation.layers_in_play` first, which imports
+nothing: this room is imported only when a profile or an override is in play.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from automodel_launch.settings import PROFILE_VARIABLE, SITE_PROFILES_VARIABLE
 
-if TYPE_CHECKING:
-    from automodel_launch.profiles.overrides import Layers
-
-PROFILE_VARIABLE = "AUTOMODEL_LAUNCH_PROFILE"
-SITE_VARIABLE = "AUTOMODEL_LAUNCH_SITE_PROFILES"
+SITE_VARIABLE = SITE_PROFILES_VARIABLE
 LAUNCHERS = ("slurm", "skypilot")
 
-
-def in_play(data: Mapping[str, Any], layers: Layers | None) -> bool:
-    """Whether a profile or an override changes this recipe (cheap: no import)."""
-    if layers is not None and (layers.profile or layers.overrides):
-        return True
-    if os.environ.get(PROFILE_VARIABLE):
-        return True
-    return any(isinstance(data.get(n), dict) and "profile" in data[n] for n in LAUNCHERS)
+__all__ = ["LAUNCHERS", "PROFILE_VARIABLE", "SITE_VARIABLE"]

@@ -167,4 +167,3 @@ def unknown(name: str, files: list[ProfileFile], where: str) -> str:
     if not known:
         return f"no profile '{name}' ({where}): no profile file defines any ({read_from})"
     return f"no profile '{name}' ({where}) in {read_from}" + did_you_mean(name, known)
-

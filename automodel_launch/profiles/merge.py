@@ -92,7 +92,7 @@ def _apply(data: dict[str, Any], override: Override, provenance: Provenance) -> 
             container[part] = copy.deepcopy(override.value)
             provenance.claim(here, container[part], source)
             return []
-        child = container[part] if isinstance(container, list) else container.get(part)
+        child = container[part] if isinstance(part, int) else container.get(part)
         if child is None:
             child = {}
             container[part] = child
@@ -134,13 +134,12 @@ def _profile(
     profile = find(name, files)
     if profile is None:
         origin, line, column = provenance.where(loc) if loc else (None, 1, 1)
+        message = unknown(name, files, where)
+        hint = "add it to your profiles.yaml (see the README), or name another"
         problems.append(
             Diagnostic(
-                Severity.ERROR, "unknown-profile", dotted(loc), line, column,
-                unknown(name, files, where),
-                "add it to your profiles.yaml (see the README), or name another",
-                origin,
-            )  # fmt: skip
+                Severity.ERROR, "unknown-profile", dotted(loc), line, column, message, hint, origin
+            )
         )
         return None, problems
     return profile, problems + profile.problems

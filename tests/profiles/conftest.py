@@ -56,7 +56,9 @@ Check = Callable[..., FileReport]
 def check() -> Check:
     """Validate recipe text (dedented) with ``--profile`` and ``--set`` arguments."""
 
-    def run(text: str, *sets: str, profile: str | None = None, purpose: str = "validate") -> FileReport:
+    def run(
+        text: str, *sets: str, profile: str | None = None, purpose: str = "validate"
+    ) -> FileReport:
         loaded = load_text(textwrap.dedent(text), "recipe.yaml").loaded
         assert loaded is not None
         layers = Layers(profile, tuple(parse_override(s) for s in sets))

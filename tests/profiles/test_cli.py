@@ -30,11 +30,16 @@ def _files(tmp_path: Path, monkeypatch: object) -> Path:
 
 def test_text_names_the_profile_line_and_the_argument(tmp_path: Path, monkeypatch: object) -> None:
     recipe = _files(tmp_path, monkeypatch)
-    done = run_cli("validate", "--profile", "eos", "--set", "slurm.nodes=x", str(recipe), cwd=tmp_path)
+    args = ("--profile", "eos", "--set", "slurm.nodes=x", str(recipe))
+    done = run_cli("validate", *args, cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stdout.splitlines()
-    assert lines[0] == "--set slurm.nodes=x: error[wrong-type] slurm.nodes: expected a whole number, got 'x'"
-    assert lines[1] == f"{tmp_path}/site.yaml:5:11: error[invalid-time] slurm.time: '4h' is not a Slurm time limit"
+    assert lines[0] == (
+        "--set slurm.nodes=x: error[wrong-type] slurm.nodes: expected a whole number, got 'x'"
+    )
+    assert lines[1] == (
+        f"{tmp_path}/site.yaml:5:11: error[invalid-time] slurm.time: '4h' is not a Slurm time limit"
+    )
     assert lines[-1] == "1 file checked: 2 errors, 0 warnings; 1 failed"
 
 
@@ -45,7 +50,12 @@ def test_json_and_github_carry_the_origin(tmp_path: Path, monkeypatch: object) -
     found = json.loads(done.stdout)["files"][0]["diagnostics"]
     assert [(d["code"], d["line"], d["column"], d["origin"]) for d in found] == [
         ("wrong-type", 0, 0, {"kind": "set", "argument": "slurm.nodes=x"}),
-        ("invalid-time", 5, 11, {"kind": "profile", "file": f"{tmp_path}/site.yaml", "profile": "eos"}),
+        (
+            "invalid-time",
+            5,
+            11,
+            {"kind": "profile", "file": str(tmp_path / "site.yaml"), "profile": "eos"},
+        ),
     ]
     done = run_cli("validate", "-f", "github", *args, cwd=tmp_path)
     lines = done.stdout.splitlines()
@@ -111,10 +121,8 @@ def test_config_show_names_each_origin(tmp_path: Path, monkeypatch: object) -> N
         f'region: "us-central1" # profile gcp ({site}:13)',
     ]
     assert all(row.endswith("# default") for row in rows[6:])
-    shown = json.loads(
-        run_cli("config", "show", "-f", "json", "--profile", "gcp", str(tmp_path / "sky.yaml"),
-                cwd=tmp_path).stdout  # fmt: skip
-    )
+    args = ("-f", "json", "--profile", "gcp", str(tmp_path / "sky.yaml"))
+    shown = json.loads(run_cli("config", "show", *args, cwd=tmp_path).stdout)
     assert shown["values"][1] == {
         "path": "skypilot.cloud", "value": "gcp", "origin": f"profile gcp ({site}:12)"
     }  # fmt: skip

@@ -1,4 +1,4 @@
-"""One precedence: --set > the recipe's own section > the profile > defaults; each value's origin."""
+"""One precedence: --set > the recipe's section > the profile > defaults; each value's origin."""
 
 from __future__ import annotations
 
@@ -152,7 +152,9 @@ def test_a_broken_profile_file_is_reported_where_it_is_broken(
 
 
 def test_set_reaches_recipe_sections_and_creates_keys(check: Check) -> None:
-    report = check("optimizer:\n  lr: 1.0e-4\n", "optimizer.lr=1e-5", "step_scheduler.max_steps=100")
+    report = check(
+        "optimizer:\n  lr: 1.0e-4\n", "optimizer.lr=1e-5", "step_scheduler.max_steps=100"
+    )
     assert report.loaded is not None
     assert report.loaded.data["optimizer"] == {"lr": 1e-05}
     assert report.loaded.data["step_scheduler"] == {"max_steps": 100}
