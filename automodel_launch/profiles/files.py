@@ -78,6 +78,8 @@ def read(path: Path, *, required: bool) -> ProfileFile | None:
         return None
     key = (str(path), info.st_mtime_ns if info else 0, info.st_size if info else 0)
     if key not in _CACHE:
+        if len(_CACHE) > 64:  # a long-lived process (the language server) sees edits
+            _CACHE.clear()
         result = load_file(path)
         origin = Origin("profile", str(path))
         found = ProfileFile(

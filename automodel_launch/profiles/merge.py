@@ -41,7 +41,30 @@ class MergedFile(LoadedFile):
     profile: Profile | None = None
 
     def collector(self) -> Collector:
-        return Collector(keys=self.keys, values=self.values, where=self.provenance.where)
+        return _Collector(keys=self.keys, values=self.values, where=self.provenance.where)
+
+
+class _Collector(Collector):
+    """A file's "quote it" hint, said the way a ``--set`` argument is quoted."""
+
+    def add(
+        self,
+        code: str,
+        loc: Loc,
+        message: str,
+        hint: str | None = None,
+        *,
+        at_key: bool = False,
+        severity: Severity | None = None,
+    ) -> None:
+        origin = self.where(loc, at_key)[0] if self.where is not None else None
+        if hint and hint.startswith(_QUOTE) and origin is not None and origin.kind == "set":
+            key, _, text = origin.where.partition("=")
+            hint = f"""{_QUOTE}--set '{key}="{text}"'"""
+        super().add(code, loc, message, hint, at_key=at_key, severity=severity)
+
+
+_QUOTE = "quote it: "
 
 
 def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[Diagnostic]]:

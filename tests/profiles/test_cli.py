@@ -138,3 +138,16 @@ def test_a_secret_through_set_never_reaches_any_output(tmp_path: Path, monkeypat
         assert done.returncode == 1
         assert token not in done.stdout + done.stderr
         assert "error[secret-in-plain-text] slurm.env_vars.HF_TOKEN" in done.stdout + done.stderr
+
+
+def test_a_skypilot_task_gets_the_profile_and_the_overrides(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    _files(tmp_path, monkeypatch)
+    recipe = tmp_path / "sky.yaml"
+    recipe.write_text("model: {}\n")
+    done = run_cli("render", "--profile", "gcp", "--set", "skypilot.num_nodes=2",
+                   "--set", "skypilot.accelerators=A100:4", str(recipe), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "\nnum_nodes: 2\n" in done.stdout  # --set
+    assert "\n  cloud: gcp\n  region: us-central1\n  accelerators: A100:4\n" in done.stdout

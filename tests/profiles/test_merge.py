@@ -75,6 +75,7 @@ def test_a_yaml11_trap_from_set_is_the_files_trap(check: Check) -> None:
     report = check("slurm: {}\n", "slurm.time=1:00:00")
     assert where(report.diagnostics) == ["--set slurm.time=1:00:00 warning[yaml11-trap] slurm.time"]
     assert "the integer 3600, which Slurm takes as 3600 minutes" in report.diagnostics[0].message
+    assert report.diagnostics[0].hint == """quote it: --set 'slurm.time="1:00:00"'"""
 
 
 def test_a_secret_given_through_set_is_refused_and_never_shown(check: Check) -> None:
@@ -179,3 +180,18 @@ def test_no_profile_and_no_set_leaves_the_file_as_loaded(check: Check) -> None:
 
     report = check("slurm:\n  nodes: 2\n")
     assert not isinstance(report.loaded, MergedFile)
+
+
+def test_the_language_server_names_a_profiles_place_on_the_first_line(
+    site_file: Path, check: Check
+) -> None:
+    pytest.importorskip("lsprotocol")
+    from automodel_launch.lsp.convert import to_lsp
+    from automodel_launch.lsp.text import Lines
+
+    site_file.write_text(site_file.read_text().replace('time: "02:00:00"', "time: 4h"))
+    text = "model: {}\nslurm:\n  profile: eos\n"
+    (diagnostic,) = check(text).diagnostics
+    shown = to_lsp(diagnostic, Lines(text), "file:///recipe.yaml")
+    assert shown.message == f"{site_file}:5:11: '4h' is not a Slurm time limit"
+    assert (shown.range.start.line, shown.range.start.character) == (0, 0)
