@@ -175,6 +175,6 @@ def version(text: str) -> tuple[int, ...] | None:
 
 
 def test_only_answer(stderr: str) -> str:
-    """sbatch --test-only's estimate without its ``sbatch: `` prefix, one line."""
+    """sbatch --test-only's estimate without its ``sbatch: `` prefix, on one line."""
     lines = [line.removeprefix("sbatch: ").strip() for line in stderr.splitlines()]
-    return " ".join(line for line in lines if line)
+    return "; ".join(line for line in lines if line)

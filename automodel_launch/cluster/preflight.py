@@ -49,7 +49,7 @@ class Preflight:
             sink.add(
                 "cluster-unanswered", rules.SECTION,
                 f"the cluster was not checked: {exc}",
-                "retry later, or raise no timeout: a busy controller answers slowly",
+                "check `scontrol ping` and try again; `submit --no-preflight` skips the check",
                 at_key=True,
             )  # fmt: skip
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
@@ -63,11 +63,15 @@ class Preflight:
             rules.check_nodes(job, cluster, partition)
             rules.check_gpus(job, cluster, partition)
         if not rules.check_account(job, cluster, self.reader.associations()):
+            why = (
+                "sacctmgr did not list your associations"
+                if cluster.accounting
+                else "the cluster keeps no accounting (AccountingStorageType="
+                f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
+            )
             job.add(
                 "associations-not-checked", "account",
-                f"account '{job.cfg.account}' was not checked: the cluster keeps no accounting "
-                f"(AccountingStorageType={cluster.config.get('AccountingStorageType', '?')}), "
-                "so Slurm accepts any account",
+                f"account '{job.cfg.account}' was not checked: {why}",
             )  # fmt: skip
         if job.cfg.container_image is not None:
             rules.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
