@@ -29,6 +29,11 @@ class Handover:
     files: Mapping[str, str]
     environ: Mapping[str, str]
     dry_run: bool = False
+    detach: bool = False
+    """Local runs: start in the background, output in the job directory."""
+    started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the job's id and details as soon as it runs (a foreground local run
+    is recorded while it runs, not after)."""
 
 
 @dataclass(frozen=True)

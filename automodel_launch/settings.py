@@ -33,6 +33,8 @@ OTHER_VARIABLES = frozenset(
         "AUTOMODEL_LAUNCH_SLURM_CTLD_PORT",
         "AUTOMODEL_LAUNCH_SLURMD_PORT",
         "AUTOMODEL_LAUNCH_SLURM_CPUS",
+        "AUTOMODEL_LAUNCH_STATE_DIR",
+        "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the

@@ -21,6 +21,9 @@ from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_wo
 AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
 FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
 """``sed -n 1p`` reads the whole list: ``head -n1`` can end scontrol with SIGPIPE under pipefail."""
+RECORD_EXIT = """trap 'printf "%s\\n" "$?" > "$JOB_DIR/exit_code"' EXIT"""
+"""The job leaves its exit status in the job directory: ``status`` reads it when Slurm
+no longer knows the job (no accounting, and past MinJobAge)."""
 PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
 """Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
 
@@ -80,6 +83,7 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
     port = AUTO_PORT if cfg.master_port == "auto" else str(cfg.master_port)
     return "\n".join([
         f"JOB_DIR={quote(spec.job_dir)}",
+        RECORD_EXIT,
         FIRST_HOST,
         f"MASTER_PORT={port}",
         f"WORLD_SIZE={cfg.world_size}",
