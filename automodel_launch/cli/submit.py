@@ -114,7 +114,7 @@ def command(
         started=None if dry_run else recorder.record,
     )
     try:
-        with _progress(launcher.name, dry_run, detach):
+        with _progress(launcher.progress):
             submitted = launcher.submit(handover)
     except (SubmitError, OSError) as exc:
         if not (isinstance(exc, SubmitError) and exc.started):
@@ -162,13 +162,12 @@ def _summary(prepared: PreparedJob) -> list[str]:
     return summary_lines(prepared.document, prepared.job_dir, prepared.nproc_per_node)
 
 
-def _progress(launcher: str, dry_run: bool, detach: bool) -> AbstractContextManager[object]:
+def _progress(text: str) -> AbstractContextManager[object]:
     """A spinner on stderr while the scheduler or SkyPilot answers (not over a local run)."""
     import contextlib
 
-    if launcher == "interactive" and not dry_run and not detach:
+    if not text:
         return contextlib.nullcontext()
     from rich.console import Console
 
-    what = {"slurm": "waiting for sbatch", "skypilot": "waiting for SkyPilot"}
-    return Console(stderr=True).status(what.get(launcher, "starting the run") + "...")
+    return Console(stderr=True).status(text + "...")

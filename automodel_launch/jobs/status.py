@@ -23,11 +23,6 @@ EXIT_FILE = "exit_code"
 CANCELLED_FILE = "cancelled"
 """Written by ``cancel``: the job was stopped on purpose."""
 
-BACKENDS = {
-    "slurm": "automodel_launch.jobs.slurm",
-    "skypilot": "automodel_launch.jobs.skypilot",
-    "interactive": "automodel_launch.jobs.local",
-}
 
 
 class JobError(Exception):
@@ -95,7 +90,12 @@ class JobStatus:
 
 
 def backend(launcher: str) -> Any:
-    return importlib.import_module(BACKENDS[launcher])
+    """The module of :attr:`automodel_launch.launchers.Launcher.backend`."""
+    from automodel_launch.launchers import LAUNCHERS
+
+    if launcher not in LAUNCHERS:
+        raise JobError(f"the job's launcher {launcher!r} is not one this version knows")
+    return importlib.import_module(LAUNCHERS[launcher].backend)
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
@@ -105,7 +105,9 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
         by_launcher.setdefault(manifest.launcher, []).append(manifest)
     found: dict[str, JobStatus] = {}
     for launcher, group in by_launcher.items():
-        if launcher not in BACKENDS:
+        from automodel_launch.launchers import LAUNCHERS
+
+        if launcher not in LAUNCHERS:
             for m in group:
                 found[m.id] = JobStatus(m, "UNKNOWN", note=f"unknown launcher {launcher!r}")
             continue
