@@ -92,9 +92,9 @@ def cancel(manifest: Manifest, *, grace: float = 10.0) -> JobStatus:
     try:
         os.killpg(pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and _group_alive(pid):
+        while time.monotonic() < deadline and group_alive(pid):
             time.sleep(0.1)
-        if _group_alive(pid):
+        if group_alive(pid):
             os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
@@ -103,7 +103,7 @@ def cancel(manifest: Manifest, *, grace: float = 10.0) -> JobStatus:
     return status_of(manifest)
 
 
-def _group_alive(pgid: int) -> bool:
+def group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:

@@ -91,10 +91,11 @@ def cli(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> Cli:
 def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     # node1 is the debug partition's only node: an exclusive job there makes the next wait
     debug = "  partition: debug\n"
-    ticker = cli.submit(cli.config("ticker", ranks=2, extra=debug), 8, 1, 0, SBATCH_EXCLUSIVE="exclusive")
+    exclusive = {"SBATCH_EXCLUSIVE": "exclusive"}
+    ticker = cli.submit(cli.config("ticker", ranks=2, extra=debug), 8, 1, 0, **exclusive)
     running = cli.wait_for(ticker, {"RUNNING", "COMPLETED"})
     assert running["state"] == "RUNNING", running
-    held = cli.submit(cli.config("held", extra=debug), 1, 0, 0, SBATCH_EXCLUSIVE="exclusive")
+    held = cli.submit(cli.config("held", extra=debug), 1, 0, 0, **exclusive)
     fails = cli.submit(cli.config("fails"), 1, 0, 3)
     deadline = time.monotonic() + 20
     while cli.status(held)["reason"] != "Resources" and time.monotonic() < deadline:
@@ -209,7 +210,7 @@ def test_twenty_parallel_submits_make_twenty_jobs(cli: Cli) -> None:
     processes = [
         subprocess.Popen(
             command, cwd=cli.tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )  # fmt: skip
+        )
         for _ in range(20)
     ]
     outputs = [p.communicate(timeout=180) for p in processes]
