@@ -122,7 +122,10 @@ def _make_parents(directory: Path, created: list[Path]) -> None:
         missing.append(directory)
         directory = directory.parent
     for path in reversed(missing):
-        path.mkdir()
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue  # a parallel submit made it first: theirs, not ours to remove
         created.insert(0, path)
 
 

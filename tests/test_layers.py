@@ -97,3 +97,16 @@ def test_the_bottom_floor_stands_alone(path: Path) -> None:
         "automodel_launch.loading",
         "automodel_launch.loading.LoadedFile",
     }
+
+
+JOB_TRACKING = ("automodel_launch.jobs", "sqlite3", "platformdirs")
+VALIDATE_RENDER_SCHEMA = [
+    *modules("config"), *modules("loading"), *modules("rules"), *modules("render"),
+    *modules("report"), *modules("validation"), *modules("schema"), *modules("prepare"),
+    *modules("cli/validate"), *modules("cli/render"), *modules("cli/schema"), *modules("cli/fast"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", VALIDATE_RENDER_SCHEMA, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_validate_render_and_schema_never_import_job_tracking(path: Path) -> None:
+    assert crosses(path, JOB_TRACKING) == []

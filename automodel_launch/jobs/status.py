@@ -24,7 +24,6 @@ CANCELLED_FILE = "cancelled"
 """Written by ``cancel``: the job was stopped on purpose."""
 
 
-
 class JobError(Exception):
     """A job command that cannot be done; the message says why."""
 
