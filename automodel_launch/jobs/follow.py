@@ -1,13 +1,12 @@
 """Printing a job's log file, and following it until the job ends.
 
-``--rank N`` keeps the lines of rank N: lines torchrun prefixes (``[rankN]:``, set by
-the rendered scripts through ``TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE``; or
-torchrun's default ``[defaultN]:``), and lines that start with ``rank=N``.
+``--rank N`` keeps the lines of rank N, without their tag: torchrun tags each line
+``[rankN]:`` in Slurm jobs and detached local runs (``TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE``
+with ``PET_TEE=3``). Lines of the launcher itself carry no tag and are left out.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -19,11 +18,12 @@ from automodel_launch.jobs.status import JobStatus
 POLL_SECONDS = 0.5
 
 
-def rank_filter(rank: int | None) -> Callable[[str], bool]:
+def rank_filter(rank: int | None) -> Callable[[str], str | None]:
+    """The line to show (untagged, for one rank), or None to leave it out."""
     if rank is None:
-        return lambda line: True
-    pattern = re.compile(rf"^(\[(rank|default){rank}\]:|rank={rank}\b)")
-    return lambda line: pattern.match(line) is not None
+        return lambda line: line
+    tag = f"[rank{rank}]:"
+    return lambda line: line[len(tag) :] if line.startswith(tag) else None
 
 
 def follow_file(
@@ -46,8 +46,9 @@ def follow_file(
         pending += chunk
         *lines, pending = pending.split("\n")
         for line in lines:
-            if keep(line):
-                out.write(line + "\n")
+            shown = keep(line)
+            if shown is not None:
+                out.write(shown + "\n")
         out.flush()
         if not follow:
             break
@@ -55,8 +56,9 @@ def follow_file(
             break  # nothing more after the end: a final read came up empty
         time.sleep(POLL_SECONDS)
         status = poll() if not status.finished else status
-    if pending and keep(pending):
-        out.write(pending + "\n")
+    last = keep(pending) if pending else None
+    if last is not None:
+        out.write(last + "\n")
     return status
 
 

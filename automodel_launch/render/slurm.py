@@ -21,6 +21,13 @@ from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_wo
 AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
 FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
 """``sed -n 1p`` reads the whole list: ``head -n1`` can end scontrol with SIGPIPE under pipefail."""
+RANK_PREFIX = (
+    "export PET_TEE=3 PET_LOG_DIR=\"$JOB_DIR/torchrun\" "
+    "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE=\"[rank\\${rank}]:\""
+)
+"""torchrun (through its ``PET_*`` variables) tags each output line with the global rank
+(``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
+``torchrun/`` in the job directory."""
 RECORD_EXIT = """trap 'printf "%s\\n" "$?" > "$JOB_DIR/exit_code"' EXIT"""
 """The job leaves its exit status in the job directory: ``status`` reads it when Slurm
 no longer knows the job (no accounting, and past MinJobAge)."""
@@ -84,6 +91,7 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
     return "\n".join([
         f"JOB_DIR={quote(spec.job_dir)}",
         RECORD_EXIT,
+        RANK_PREFIX,
         FIRST_HOST,
         f"MASTER_PORT={port}",
         f"WORLD_SIZE={cfg.world_size}",

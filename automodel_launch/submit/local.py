@@ -67,6 +67,7 @@ def run_detached(job_dir: Path, script: str = SCRIPT) -> Submitted:
             process = subprocess.Popen(
                 ["bash", "-c", _DETACHED, "run", script],
                 cwd=job_dir,
+                env={**os.environ, **rank_tags(job_dir)},
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -79,6 +80,16 @@ def run_detached(job_dir: Path, script: str = SCRIPT) -> Submitted:
         str(process.pid),
         _details(process.pid, detached=True),
     )
+
+
+def rank_tags(job_dir: Path) -> dict[str, str]:
+    """torchrun tags each line ``[rankN]:`` (``logs --rank N``), each rank's output kept
+    under ``torchrun/``; the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
+    return {
+        "PET_TEE": "3",
+        "PET_LOG_DIR": str(job_dir / "torchrun"),
+        "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
+    }
 
 
 def _details(pid: int, *, detached: bool) -> dict[str, Any]:

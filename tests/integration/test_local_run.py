@@ -80,8 +80,10 @@ def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> N
 
     followed = _cli(tmp_path, torchrun, "logs", quick, "--follow")
     assert followed.returncode == 0, followed.stderr
-    ticks = sorted(line for line in followed.stdout.splitlines() if line.startswith("rank="))
-    assert ticks == [f"rank={r} tick={t}" for r in (0, 1) for t in range(4)]
+    ticks = sorted(line for line in followed.stdout.splitlines() if "tick=" in line)
+    assert ticks == [f"[rank{r}]:rank={r} tick={t}" for r in (0, 1) for t in range(4)]
+    one_rank = _cli(tmp_path, torchrun, "logs", quick, "--rank", "0")
+    assert one_rank.stdout.splitlines() == [f"rank=0 tick={t}" for t in range(4)]
     done = _status(tmp_path, torchrun, quick)
     assert (done["state"], done["exit_code"]) == ("COMPLETED", 0)
 

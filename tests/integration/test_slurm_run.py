@@ -21,6 +21,7 @@ from tests.integration.slurm import HARNESS, Cluster
 pytestmark = pytest.mark.integration
 
 LINE = re.compile(
+    r"(?:\[rank\d+\]:)?"  # torchrun's tag of each line (logs --rank)
     r"rank=(?P<rank>\d+) local_rank=\d+ world_size=(?P<world>\d+) node=(?P<node>\S+) "
     r"master_addr=(?P<addr>\S+) master_port=\d+ env_world_size=(?P<env_world>\d+) "
     r"job_tag=(?P<tag>.*) sum=(?P<sum>\d+)$"
