@@ -22,8 +22,8 @@ AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
 FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
 """``sed -n 1p`` reads the whole list: ``head -n1`` can end scontrol with SIGPIPE under pipefail."""
 RANK_PREFIX = (
-    "export PET_TEE=3 PET_LOG_DIR=\"$JOB_DIR/torchrun\" "
-    "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE=\"[rank\\${rank}]:\""
+    'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/torchrun" '
+    'TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[rank\\${rank}]:"'
 )
 """torchrun (through its ``PET_*`` variables) tags each output line with the global rank
 (``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
