@@ -120,6 +120,8 @@ def command(
         if not (isinstance(exc, SubmitError) and exc.started):
             remove_job_dir(written)  # refused before anything ran in it
         typer.echo(f"error: {display(str(exc))}", err=True)
+        if recorder.warning:
+            typer.echo(f"warning: {display(recorder.warning)}", err=True)
         raise typer.Exit(1) from None
     if dry_run:
         remove_job_dir(written)

@@ -164,6 +164,10 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
     path = log_path(manifest)
     if path is None:
         raise SlurmUnavailable("the job has no Slurm job id: it was never submitted")
+    if not follow and not Path(path).exists():
+        now = status_of(manifest)
+        why = f" ({now.reason})" if now.reason else ""
+        raise SlurmUnavailable(f"no output yet: the job is {now.state}{why}; {path} is not there")
     final = follow_file(Path(path), lambda: status_of(manifest), follow=follow, rank=rank)
     return exit_code_for(final) if follow else 0
 

@@ -135,6 +135,11 @@ def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     assert rows["held"][:5] == [held, "held", "slurm", pending["scheduler_id"], "PENDING"]
     assert rows["ticker"][4] == "RUNNING"
 
+    no_output = cli.run("logs", held)
+    assert no_output.returncode == 1
+    assert no_output.stderr.startswith("error: no output yet: the job is PENDING (Resources); "), (
+        no_output.stderr
+    )
     cancelled = cli.run("cancel", held)
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.splitlines()[-1] == "state: CANCELLED"

@@ -99,7 +99,13 @@ def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> N
 
 
 def test_a_failed_detached_run_shows_its_exit_code(torchrun: str, tmp_path: Path) -> None:
-    job = _detach(tmp_path, torchrun, "fails", 1, 3)
+    job = _detach(tmp_path, torchrun, "fails", 2, 3)
+    watched = _cli(tmp_path, torchrun, "status", job, "--watch", "--format", "json")
+    assert watched.returncode == 0, watched.stderr
+    import json
+
+    states = [json.loads(line)["state"] for line in watched.stdout.splitlines()]
+    assert states == ["RUNNING", "FAILED"]  # one line a change, until the job ends
     followed = _cli(tmp_path, torchrun, "logs", job, "--follow")
     assert followed.returncode == 1  # torchrun's own exit code when a rank fails
     assert "exitcode  : 3" in followed.stdout
