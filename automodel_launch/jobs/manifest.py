@@ -54,7 +54,9 @@ class Manifest:
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     def with_scheduler(self, scheduler_id: str | None, **details: Any) -> Manifest:
-        return replace(self, scheduler_id=scheduler_id, details={**self.details, **details})
+        cluster = details.get("cluster", self.cluster)
+        merged = {**self.details, **details}
+        return replace(self, scheduler_id=scheduler_id, cluster=cluster, details=merged)
 
     @property
     def submitted_epoch(self) -> float:

@@ -227,3 +227,25 @@ def test_no_job_matches(tmp_path: Path) -> None:
             "error: no job is 'nope' (an id, scheduler id, job directory or job name); "
             "`automodel-launch jobs` lists them\n"
         )
+
+
+def test_filters_launcher_state_and_since(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    assert submit_local(tmp_path, "new").returncode == 0
+    with open_registry() as registry:
+        old = add(registry, tmp_path, "old-1", "11", "slurm")
+        (manifest,) = registry.find(old)
+        registry.add(replace(manifest, submitted_at="2020-01-01T00:00:00Z"))
+
+    def names(*args: str) -> list[str]:
+        done = cli("jobs", "--format", "json", *args, cwd=tmp_path, PATH="/nonexistent")
+        assert done.returncode == 0, done.stderr
+        return [job["job_dir"].rsplit("/", 1)[1] for job in json.loads(done.stdout)["jobs"]]
+
+    assert names() == ["new", "old-1"]
+    assert names("--since", "2d") == ["new"]
+    assert names("--launcher", "local") == ["new"]
+    assert names("--launcher", "slurm") == ["old-1"]
+    assert names("--state", "completed") == ["new"]
+    assert names("--state", "UNKNOWN") == ["old-1"]  # no squeue on PATH: a note says so
