@@ -72,7 +72,8 @@ def from_squeue(manifest: Manifest, job: dict[str, Any]) -> JobStatus:
     raw_state = job.get("job_state")
     scheduler_state = str(raw_state[0] if isinstance(raw_state, list) else raw_state)
     state = state_of(SLURM, scheduler_state)
-    start = _epoch(job.get("start_time"))
+    # a pending job's start_time is the scheduler's estimate, not a start
+    start = None if state == "PENDING" else _epoch(job.get("start_time"))
     end = _epoch(job.get("end_time"))
     finished = state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "PREEMPTED")
     exit_code = None
@@ -89,7 +90,7 @@ def from_squeue(manifest: Manifest, job: dict[str, Any]) -> JobStatus:
         reason=None if reason in (None, "", "None") and state != "PENDING" else reason,
         nodes=job.get("nodes") or None,
         started_at=start,
-        ended_at=end if finished or state == "PENDING" else None,
+        ended_at=end if finished else None,
         time_limit=format_minutes(limit) if isinstance(limit, int) else _limit(manifest),
         exit_code=exit_code,
         log_path=log_path(manifest),
@@ -116,7 +117,9 @@ def from_sacct(manifest: Manifest) -> JobStatus | None:
         return None  # "Slurm accounting storage is disabled"
     state_text, code, start, end, nodes, limit, reason = (lines[0].split("|") + [""] * 7)[:7]
     scheduler_state = state_text.split()[0] if state_text else "UNKNOWN"
-    exit_text = code.split(":")[0]
+    exit_text, _, signal_text = code.partition(":")  # "CODE:SIGNAL"
+    if signal_text.isdigit() and int(signal_text):
+        exit_text = str(128 + int(signal_text))
     return JobStatus(
         manifest,
         state_of(SLURM, scheduler_state),

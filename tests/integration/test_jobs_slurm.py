@@ -119,6 +119,7 @@ def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     assert pending["never_starts"] is False
     assert pending["exit_code"] is None
     assert pending["nodes"] is None
+    assert pending["elapsed_seconds"] is None
     assert pending["time_limit"] == "0:20:00"
     assert Path(pending["job_dir"]).parent == cli.tmp / "jobs"
     assert STAMP.match(pending["submitted_at"])
@@ -127,6 +128,7 @@ def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     assert jobs["ticker"]["scheduler_state"] == "RUNNING"
     assert jobs["ticker"]["nodes"] == "node1"
     assert jobs["ticker"]["reason"] is None
+    assert jobs["ticker"]["elapsed_seconds"] >= 0
     assert jobs["ticker"]["cluster"] == "automodel-launch"
 
     table = cli.run("jobs")

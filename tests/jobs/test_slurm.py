@@ -96,3 +96,24 @@ def test_no_squeue_on_path_is_a_note_not_a_crash(
     monkeypatch.setenv("PATH", str(tmp_path))
     (shown,) = slurm.statuses([manifest(tmp_path)])
     assert (shown.state, shown.note) == ("UNKNOWN", "squeue is not on PATH")
+
+
+def test_accounting_answers_for_a_job_the_controller_forgot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sacct cannot run here (no slurmdbd): a stand-in prints what ``sacct -n -P -X -o
+    State,ExitCode,Start,End,NodeList,Timelimit,Reason`` prints for a timed-out job."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
+    (bin_dir / "sacct").write_text(
+        '#!/bin/sh\n[ "$5" = 3 ] || exit 1\n'
+        "echo 'TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
+    )
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path('/bin')}")
+    (shown,) = slurm.statuses([manifest(tmp_path)])
+    assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
+    assert (shown.nodes, shown.time_limit, shown.reason) == ("node[1-2]", "00:20:00", None)
+    assert shown.elapsed == 1201
