@@ -59,8 +59,8 @@ def jobs_table(statuses: Sequence[JobStatus]) -> Any:
         if explained is not None and explained.never_starts:
             state += " [red](never starts)[/]"
         table.add_row(
-            m.id, _safe(m.name), m.launcher, _safe(m.scheduler_id or "-"), state,
-            submitted(m.submitted_at), duration(s.elapsed), _safe(m.job_dir),
+            m.id, _cell(m.name), m.launcher, _cell(m.scheduler_id or "-"), state,
+            submitted(m.submitted_at), duration(s.elapsed), _cell(m.job_dir),
         )  # fmt: skip
     return table
 
@@ -100,3 +100,10 @@ def status_lines(s: JobStatus) -> list[str]:
 
 def _safe(text: str) -> str:
     return display(text)
+
+
+def _cell(text: str) -> str:
+    """A table cell: cleaned, and ``[...]`` in a name or path shown, not read as markup."""
+    from rich.markup import escape
+
+    return escape(display(text))

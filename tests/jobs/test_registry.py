@@ -249,3 +249,12 @@ def test_filters_launcher_state_and_since(tmp_path: Path) -> None:
     assert names("--launcher", "slurm") == ["old-1"]
     assert names("--state", "completed") == ["new"]
     assert names("--state", "UNKNOWN") == ["old-1"]  # no squeue on PATH: a note says so
+
+
+def test_the_table_shows_brackets_in_a_path_as_written(tmp_path: Path) -> None:
+    with open_registry() as registry:
+        add(registry, tmp_path, "run[red]-1", "11", "slurm")
+    done = cli("jobs", cwd=tmp_path, PATH="/nonexistent")
+    assert done.returncode == 0, done.stderr
+    assert f"{tmp_path}/jobs/run[red]-1" in done.stdout
+    assert done.stdout.splitlines()[1].split()[1:5] == ["run[red]", "slurm", "11", "UNKNOWN"]
