@@ -138,7 +138,7 @@ def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_
     assert match, submitted.stdout
     job_id, job_dir = match.group(1), Path(match.group(2))
     assert job_dir.parent == tmp_path / "jobs"
-    assert sorted(p.name for p in job_dir.iterdir()) >= ["job.sbatch", "job_config.yaml"]
+    assert {p.name for p in job_dir.iterdir()} >= {"job.sbatch", "job_config.yaml", "manifest.json"}
     assert slurm_cluster.wait(job_id) == "COMPLETED"
     output = (job_dir / f"allreduce_{job_id}.out").read_text()
     assert sorted(int(m["rank"]) for m in map(LINE.match, output.splitlines()) if m) == [0, 1, 2, 3]
