@@ -35,11 +35,18 @@ OTHER_VARIABLES = frozenset(
         "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
         SITE_PROFILES_VARIABLE,
         "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
+        "AUTOMODEL_LAUNCH_SLURM_DIR",
+        "AUTOMODEL_LAUNCH_SLURM_CTLD_PORT",
+        "AUTOMODEL_LAUNCH_SLURMD_PORT",
+        "AUTOMODEL_LAUNCH_SLURM_CPUS",
+        "AUTOMODEL_LAUNCH_STATE_DIR",
+        "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the
 traceback switch, the profile to apply and the site profile file
-(:mod:`automodel_launch.profiles`), and the test suite's own."""
+(:mod:`automodel_launch.profiles`), and the test suite's own (the test Slurm cluster's among
+them)."""
 
 OutputFormat = Literal["text", "json", "github"]
 

@@ -22,6 +22,8 @@ SWITCHES: dict[str, tuple[str, bool]] = {
 VALUED = {"--format": "format", "-f": "format", "--set": "set", "--profile": "profile"}
 REPEATED = frozenset({"set"})
 """Options that may be given more than once: their values are collected in a list."""
+TYPER_ONLY = frozenset({"--cluster"})
+"""Options left to the typer command: they ask the cluster, which is never fast."""
 
 
 def parse(args: list[str]) -> tuple[dict[str, Any], list[Path]] | None:

@@ -35,9 +35,10 @@ def to_lsp(
     error = diagnostic.severity is Severity.ERROR or strict
     data: dict[str, Any] = {"path": diagnostic.path, "hint": diagnostic.hint}
     message = diagnostic.message
-    if diagnostic.origin is not None:
-        at = f":{diagnostic.line}:{diagnostic.column}" if diagnostic.origin.kind == "profile" else ""
-        message = f"{diagnostic.origin.label}{at}: {message}"
+    origin = diagnostic.origin
+    if origin is not None:
+        at = f":{diagnostic.line}:{diagnostic.column}" if origin.kind == "profile" else ""
+        message = f"{origin.label}{at}: {message}"
     return types.Diagnostic(
         range=where,
         message=message,

@@ -18,6 +18,10 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+_COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
+"""GitHub's workflow command for each severity (a note is a ``::notice``)."""
+
+
 def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
@@ -32,5 +36,6 @@ def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
                 file = report.path if d.origin is None else d.origin.where
                 place = f"file={_property(file)},line={d.line},col={d.column}"
             stream.write(
-                f"::{d.severity.value} {place},title={title}::{_data(where + d.message + hint)}\n"
+                f"::{_COMMANDS[d.severity.value]} {place},title={title}::"
+                f"{_data(where + d.message + hint)}\n"
             )

@@ -1,0 +1,105 @@
+"""Preflight of validated reports against the live cluster.
+
+:func:`check_report` adds the cluster's findings to one file's report;
+:class:`Preflight` holds what is read once per run (the reader, and whether the
+"not checked" notes were already given).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from automodel_launch.cluster import rules
+from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.cluster.parse import test_only_answer
+from automodel_launch.cluster.reader import ClusterReader
+from automodel_launch.diagnostics import sort_key
+from automodel_launch.results import FileReport
+
+ScriptOf = Callable[[FileReport, Path], str | None]
+"""Renders a report's SBATCH script for a job directory (None: it cannot be rendered)."""
+
+
+@dataclass
+class Preflight:
+    reader: ClusterReader = field(default_factory=ClusterReader)
+
+    def check(self, report: FileReport, script_of: ScriptOf | None = None) -> None:
+        """Add the cluster's diagnostics to a report of a valid ``slurm:`` config.
+
+        ``script_of`` given: when the cluster finds nothing wrong, ``sbatch --test-only``
+        judges the rendered script, and its estimate is a note. Raises
+        :class:`~automodel_launch.cluster.commands.NoSlurm` when there is no cluster.
+        """
+        document, loaded = report.document, report.loaded
+        if document is None or loaded is None or document.slurm is None:
+            return
+        sink = loaded.collector()
+        written = loaded.data.get("slurm")
+        job = rules.Job(document.slurm, written if isinstance(written, dict) else {}, sink)
+        try:
+            self._rules(job)
+            if script_of is not None and not any(d.is_error for d in sink.items):
+                self._test_only(job, report, script_of)
+        except Unanswered as exc:
+            sink.add(
+                "cluster-unanswered", rules.SECTION,
+                f"the cluster was not checked: {exc}",
+                "check `scontrol ping` and try again; `submit --no-preflight` skips the check",
+                at_key=True,
+            )  # fmt: skip
+        report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
+
+    def _rules(self, job: rules.Job) -> None:
+        cluster = self.reader.cluster()
+        partition = rules.check_partition(job, cluster)
+        if partition is not None:
+            rules.check_state(job, cluster, partition)
+            rules.check_time(job, cluster, partition)
+            rules.check_nodes(job, cluster, partition)
+            rules.check_gpus(job, cluster, partition)
+        if not rules.check_account(job, cluster, self.reader.associations()):
+            why = (
+                "sacctmgr did not list your associations"
+                if cluster.accounting
+                else "the cluster keeps no accounting (AccountingStorageType="
+                f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
+            )
+            job.add(
+                "associations-not-checked", "account",
+                f"account '{job.cfg.account}' was not checked: {why}",
+            )  # fmt: skip
+        if job.cfg.container_image is not None:
+            rules.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
+
+    def _test_only(self, job: rules.Job, report: FileReport, script_of: ScriptOf) -> None:
+        with tempfile.TemporaryDirectory(prefix="automodel-launch-preflight-") as tmp:
+            script = script_of(report, Path(tmp))
+            if script is None:
+                return
+            (Path(tmp) / "job.sbatch").write_text(script, encoding="utf-8")
+            answer = self.reader.test_only("job.sbatch", tmp)
+        said = test_only_answer(answer.stderr or answer.stdout)
+        if answer.returncode != 0:
+            job.sink.add(
+                "sbatch-refused", rules.SECTION, f"sbatch --test-only refused the job: {said}",
+                "the message is Slurm's own; check nodes, GPUs, CPUs and memory against "
+                "`sinfo -o '%P %D %c %m %G'`",
+                at_key=True,
+            )  # fmt: skip
+        else:
+            message = f"sbatch --test-only: {said}"
+            job.sink.add("sbatch-estimate", rules.SECTION, message, at_key=True)
+
+
+def check_reports(
+    reports: list[FileReport], script_of: ScriptOf | None = None, **reader: Any
+) -> None:
+    """Preflight every valid ``slurm:`` report with one reading of the cluster."""
+    preflight = Preflight(ClusterReader(**reader))
+    for report in reports:
+        preflight.check(report, script_of)
