@@ -72,7 +72,8 @@ def test_slurm_time_in_full() -> None:
     codes = [line.split()[0] for line in rules]
     assert codes == [
         "invalid-time", "ambiguous-time", "time-leaves-no-checkpoint-margin",
-        "signal-exceeds-time", "wrong-type", "out-of-range", "yaml11-trap", "yaml-tag",
+        "signal-exceeds-time", "time-over-partition-limit", "wrong-type", "out-of-range",
+        "yaml11-trap", "yaml-tag",
     ]  # fmt: skip
     assert "invalid-time                      error    not a Slurm time limit" in rules[0]
 

@@ -76,6 +76,19 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "command-substitution": ("*.env_vars",),
     "env-unset": ("*.env_vars", "*.hf_token", "*.wandb_key"),
     "secret-in-plain-text": ("*.env_vars", "*.hf_token", "*.wandb_key"),
+    "unknown-partition": ("slurm.partition",),
+    "partition-unavailable": ("slurm.partition",),
+    "time-over-partition-limit": ("slurm.time", "slurm.partition"),
+    "nodes-outside-partition-limits": ("slurm.nodes", "slurm.partition"),
+    "gpus-over-node-gres": ("slurm.gpus_per_node", "slurm.ntasks_per_node"),
+    "no-gpus-on-partition": ("slurm.partition", "slurm.ntasks_per_node"),
+    "cpus-over-node": ("slurm.cpus_per_task",),
+    "mem-over-node": ("slurm.mem",),
+    "unknown-account": ("slurm.account",),
+    "unknown-qos": ("slurm.qos",),
+    "associations-not-checked": ("slurm.account", "slurm.qos"),
+    "no-pyxis": ("slurm.container_image",),
+    "image-read-as-docker-hub": ("slurm.container_image",),
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
 }
@@ -89,9 +102,11 @@ GENERIC = frozenset(
 FILE_LEVEL = frozenset(
     {"file-not-found", "file-unreadable", "no-config-found", "file-too-large", "not-text",
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
-     "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment"}
+     "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
+     "cluster-unanswered", "sbatch-refused", "sbatch-estimate"}
 )  # fmt: skip
-"""Codes about the file as a whole, or about recipe sections no field here describes."""
+"""Codes about the file (or the job script) as a whole, or about recipe sections no field
+here describes."""
 
 LAUNCHER_SECTIONS = ("slurm", "skypilot", "fault_tolerance")
 
