@@ -28,6 +28,7 @@ from automodel_launch.diagnostics import Collector, Diagnostic, Loc, Severity, d
 from automodel_launch.loading import LoadedFile
 from automodel_launch.profiles import LAUNCHERS, PROFILE_VARIABLE
 from automodel_launch.profiles.files import Profile, find, profile_files, unknown
+from automodel_launch.profiles.jobtext import spliced
 from automodel_launch.profiles.overrides import Layers, Override
 from automodel_launch.profiles.provenance import Provenance, Source
 
@@ -76,8 +77,12 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
                     path=loaded.path)  # fmt: skip
     provenance.claim((), data, recipe)
     problems: list[Diagnostic] = []
+    applied: list[Override] = []
     for override in layers.overrides:
-        problems += override.problems or _apply(data, override, provenance)
+        found = override.problems or _apply(data, override, provenance)
+        problems += found
+        if not found:
+            applied.append(override)
     profile, found = _profile(data, layers, provenance)
     problems += found
     if profile is not None:
@@ -89,7 +94,7 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
         values=loaded.values,
         plain=provenance.plain(),
         tags=provenance.tags(),
-        text=loaded.text,
+        text=spliced(loaded, applied) or loaded.text,  # same lines, same comments
         sections=loaded.sections,
         provenance=provenance,
         profile=profile,

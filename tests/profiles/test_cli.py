@@ -86,8 +86,10 @@ def test_render_puts_launcher_overrides_in_the_script_and_recipe_ones_in_the_job
     assert "#SBATCH --time=00:30:00\n" in script
     assert "#SBATCH --account=site-account\n" in script  # from the profile
     config = (job / "job_config.yaml").read_text()
-    assert "lr: 1.0e-05" in config and "max_steps: 100" in config
-    assert "slurm" not in config and "nodes" not in config
+    # written over the recipe's own values: the comment and every other line stay
+    assert config == RECIPE.replace("max_steps: 10", "max_steps: 100").replace(
+        "lr: 1.0e-4", "lr: 1.0e-05"
+    ).replace("slurm:\n  nodes: 2\n", "")
 
 
 def test_the_fast_validate_path_takes_set_and_profile(tmp_path: Path, monkeypatch: object) -> None:

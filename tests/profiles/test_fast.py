@@ -31,7 +31,8 @@ print('LOADED', sorted(m for m in sys.modules
         ([], []),
         # the fast path still (no typer, rich or click); no profile file is read
         (["--set", "slurm.nodes=2"], [f"automodel_launch.profiles{m}" for m in
-                                      ("", ".files", ".merge", ".overrides", ".provenance")]),
+                                      ("", ".files", ".jobtext", ".merge", ".overrides",
+                                       ".provenance")]),
     ],
 )  # fmt: skip
 def test_the_profiles_room_only_when_in_play(
