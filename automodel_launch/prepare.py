@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobdir import check_job_dir, claim_job_dir
@@ -18,6 +19,9 @@ from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.results import FileReport
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_path
+
+if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
 
 
 @dataclass
@@ -56,9 +60,12 @@ def prepare(
     nproc_per_node: int = 1,
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
+    layers: Layers | None = None,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    report = validate_path(path, settings, purpose="submit" if submitting else "render")
+    report = validate_path(
+        path, settings, purpose="submit" if submitting else "render", layers=layers
+    )
     if report.failed(settings.strict):
         return PreparedJob(report)
     return render_report(

@@ -8,7 +8,20 @@ from typing import TYPE_CHECKING
 import typer
 import typer.main
 
-from automodel_launch.cli import cancel, jobs, logs, lsp, render, schema, status, submit, validate
+from automodel_launch.cli import (
+    cancel,
+    config,
+    explain,
+    init,
+    jobs,
+    logs,
+    lsp,
+    render,
+    schema,
+    status,
+    submit,
+    validate,
+)
 
 if TYPE_CHECKING:
     from typer._click.exceptions import ClickException
@@ -29,6 +42,9 @@ app.command("jobs")(jobs.command)
 app.command("status")(status.command)
 app.command("logs")(logs.command)
 app.command("cancel")(cancel.command)
+app.command("explain")(explain.command)
+app.command("init")(init.command)
+app.add_typer(config.app)
 
 
 def run_app(args: list[str]) -> int:

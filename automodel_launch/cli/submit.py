@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import script_value
+from automodel_launch.cli.common import ProfileOption, SetOption, script_value
 from automodel_launch.cli.render import EntryOption
 
 if TYPE_CHECKING:
@@ -56,12 +56,14 @@ def command(
             help="Do not ask the Slurm cluster about partitions, limits, GPUs and pyxis first.",
         ),
     ] = False,
+    sets: SetOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Submit CONFIG to its launcher: sbatch, SkyPilot, or torchrun on this node."""
     import os
 
     from automodel_launch.checks import local_gpu_count
-    from automodel_launch.cli.common import load_settings, report_problems
+    from automodel_launch.cli.common import layers, load_settings, report_problems
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare, release
@@ -77,6 +79,7 @@ def command(
             entry=EntryChoice(entry, recipe_command, domain),
             job_dir=job_dir,
             nproc_per_node=nproc_per_node or local_gpu_count(),
+            layers=layers(profile, sets),
             submitting=True,
         )
     except (JobDirError, EntryError) as exc:

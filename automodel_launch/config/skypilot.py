@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
 from automodel_launch.config.names import JobDirText
 from automodel_launch.config.types import (
+    PROFILE_NAME,
     EnvVars,
     SecretReference,
     StrictSection,
@@ -198,6 +199,14 @@ class SkyPilotConfig(StrictSection):
         description="Tear the idle cluster down (all billing stops) rather than stop it (its "
         "disks stay, and are billed). With `autostop: null` it is torn down when its job ends; "
         "`autostop: null` with `down: false` leaves it up, and billing, until you stop it.",
+    )
+
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
     )
 
     @property
