@@ -29,14 +29,10 @@ OTHER_VARIABLES = frozenset(
         "AUTOMODEL_LAUNCH_DEBUG",
         "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
         "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
-        "AUTOMODEL_LAUNCH_SLURM_DIR",
-        "AUTOMODEL_LAUNCH_SLURM_CTLD_PORT",
-        "AUTOMODEL_LAUNCH_SLURMD_PORT",
-        "AUTOMODEL_LAUNCH_SLURM_CPUS",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the
-traceback switch, and the test suite's own (the test Slurm cluster's among them)."""
+traceback switch, and the test suite's own."""
 
 OutputFormat = Literal["text", "json", "github"]
 
