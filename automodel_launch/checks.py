@@ -48,6 +48,9 @@ def _check_slurm_paths(
     ]
     if slurm.nemo_mount is not None:
         mounts.append((("slurm", "nemo_mount", "source"), slurm.nemo_mount.source))
+    mounts += [
+        (("slurm", "repo_root"), m.source) for n, m in slurm.named_mounts() if n == "repo_root"
+    ]
     if slurm.container_image is not None and _is_image_path(slurm.container_image):
         mounts.append((("slurm", "container_image"), slurm.container_image))
     for loc, text in mounts:

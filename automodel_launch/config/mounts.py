@@ -40,6 +40,19 @@ def mountable(path: str) -> str:
     return path
 
 
+def same_path(path: str | None) -> str | None:
+    """The path a directory is mounted at, unchanged inside the container: absolute or
+    ``${VAR}...`` as written, ``~/...`` as ``${HOME}/...`` (the job's shell resolves the
+    references); None for a relative path."""
+    if path is None:
+        return None
+    if path.startswith(("/", "${")):
+        return path
+    if path == "~" or path.startswith("~/"):
+        return "${HOME}" + path[1:]
+    return None
+
+
 class Mount(StrictSection):
     """A bind mount into the container (pyxis ``--container-mounts``)."""
 

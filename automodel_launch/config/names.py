@@ -71,6 +71,8 @@ SlurmWord = Annotated[
 _UNSAFE_CHARS = r"""\s\x00-\x1f\x7f#%"'\\$`;&|<>(){}*?!\[\]"""
 """A character class body read alike by Python and JSON Schema (ECMAScript) regexes."""
 _UNSAFE_PATH = re.compile(f"[{_UNSAFE_CHARS}]")
+SAFE_PATH_PATTERN = f"^[^{_UNSAFE_CHARS}]+$"
+"""A path :func:`unsafe_path_char` accepts, for JSON Schema."""
 JOB_DIR_ADVICE = "choose a path of letters, digits, '/', '_', '-', '.' ('~/' is expanded)"
 
 
@@ -106,7 +108,7 @@ JobDirText = Annotated[
     WithJsonSchema(
         {
             "type": "string",
-            "pattern": f"^[^{_UNSAFE_CHARS}]+$",
+            "pattern": SAFE_PATH_PATTERN,
             "patternErrorMessage": "a plain path: no spaces, quotes, '$', '#', '%' or "
             "shell characters",
         }

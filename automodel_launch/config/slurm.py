@@ -7,8 +7,21 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from automodel_launch.config import slurm_time
-from automodel_launch.config.mounts import Mount, MountField, mountable
+from automodel_launch.config.mounts import Mount, MountField, mountable, same_path
 from automodel_launch.config.names import JobDirText, JobName, SlurmWord
+from automodel_launch.config.sbatch import (
+    ChdirPath,
+    Constraint,
+    Dependency,
+    MailTypes,
+    MailUser,
+    MemorySize,
+    SbatchArg,
+    SetupLines,
+    ShellText,
+    option_name,
+)
+from automodel_launch.config.sbatch_options import GPU_REQUESTS
 from automodel_launch.config.types import (
     EnvVars,
     Port,
@@ -66,8 +79,9 @@ class SlurmConfig(StrictSection):
     gpus_per_node: int | None = Field(
         default=None,
         ge=0,
-        description="GPUs to request per node (`#SBATCH --gpus-per-node`). Omitted when null. "
-        "ntasks_per_node may not exceed it.",
+        description="GPUs to request per node (`#SBATCH --gpus-per-node=N`); ntasks_per_node may "
+        "not exceed it. null (the default) asks for whole nodes instead (`#SBATCH --exclusive`, "
+        "which gives the job every GPU of its nodes) unless `exclusive: false`. 0 is a CPU job.",
     )
     time: SlurmTimeText = Field(
         default="04:00:00",
@@ -81,6 +95,81 @@ class SlurmConfig(StrictSection):
     )
     partition: SlurmWord | None = Field(
         default=None, description="Partition (`#SBATCH --partition`); omitted when null."
+    )
+    qos: SlurmWord | None = Field(
+        default=None, description="Quality of service (`#SBATCH --qos`); omitted when null."
+    )
+    reservation: SlurmWord | None = Field(
+        default=None, description="Reservation to run in (`#SBATCH --reservation`)."
+    )
+    constraint: Constraint | None = Field(
+        default=None,
+        description="Node features the job needs (`#SBATCH --constraint`), joined with `&` "
+        "(and) or `|` (or), e.g. `a100&ib`.",
+        examples=["a100", "h100&ib"],
+    )
+    exclusive: bool | None = Field(
+        default=None,
+        description="Whole nodes, shared with no other job (`#SBATCH --exclusive`). null: "
+        "exclusive when gpus_per_node is null (whole nodes, all their GPUs), not otherwise.",
+    )
+    mem: MemorySize | None = Field(
+        default=None,
+        description="Memory per node (`#SBATCH --mem`): a number with an optional unit K, M, "
+        "G, T (megabytes without one). `0` asks for all the memory of each node.",
+        examples=["64G", "0"],
+    )
+    cpus_per_task: int | None = Field(
+        default=None,
+        ge=1,
+        description="CPUs per Slurm task (`#SBATCH --cpus-per-task`). One Slurm task per node "
+        "runs that node's torchrun agent, so this is the CPUs for all ranks of a node.",
+    )
+    mail_type: MailTypes | None = Field(
+        default=None,
+        description="When Slurm sends mail (`#SBATCH --mail-type`): one of NONE, BEGIN, END, "
+        "FAIL, REQUEUE, ALL, INVALID_DEPEND, STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, "
+        "TIME_LIMIT_80, TIME_LIMIT_50, ARRAY_TASKS, or a list of them.",
+        examples=["FAIL", ["END", "FAIL"]],
+    )
+    mail_user: MailUser | None = Field(
+        default=None,
+        description="Who gets the mail (`#SBATCH --mail-user`); Slurm's default is the "
+        "submitting user.",
+        examples=["jane@example.org"],
+    )
+    dependency: Dependency | None = Field(
+        default=None,
+        description="Start only after other jobs (`#SBATCH --dependency`): `afterok:123[:456]`, "
+        "`afterany:ID`, `afternotok:ID`, `aftercorr:ID`, `after:ID[+minutes]`, `singleton`; "
+        "join with `,` (all) or `?` (any).",
+        examples=["afterok:123", "singleton"],
+    )
+    chdir: ChdirPath | None = Field(
+        default=None,
+        description="Working directory of the job (`#SBATCH --chdir`); relative to the "
+        "directory you submit from. AutoModel's own key.",
+    )
+    setup: SetupLines = Field(
+        default_factory=list,
+        description="Shell text, or a list of lines, run before the ranks start (e.g. "
+        "`module load cuda`, `source venv/bin/activate`). It runs once, in the batch shell on "
+        "the first node, outside the container; the environment it sets reaches every rank "
+        "(srun --export=ALL). A failing line ends the job.",
+        examples=[["module load cuda/12.4", "source ~/venv/bin/activate"]],
+    )
+    command: ShellText = Field(
+        default=None,
+        description="Shell text each node runs instead of the generated torchrun command "
+        "(inside the container when there is one). MASTER_ADDR, MASTER_PORT, WORLD_SIZE and "
+        "JOB_DIR stay exported; the recipe is `$JOB_DIR/job_config.yaml`. AutoModel's own key.",
+    )
+    sbatch_args: list[SbatchArg] = Field(
+        default_factory=list,
+        description="Other sbatch options, one `--option[=value]` each (an `#SBATCH` line "
+        "each), e.g. `--gres=gpu:8`, `--comment=sweep1`. Options a field sets, and options "
+        "that would break the job (`--output`, `--wrap`, `--array`...), are refused.",
+        examples=[["--gres=gpu:8", "--comment=sweep1"]],
     )
     container_image: str | None = Field(
         default=DEFAULT_CONTAINER,
@@ -96,7 +185,9 @@ class SlurmConfig(StrictSection):
     hf_home: str = Field(
         default="~/.cache/huggingface",
         min_length=1,
-        description="Hugging Face cache (HF_HOME). Mounted into the container when absolute.",
+        description="Hugging Face cache (HF_HOME). With a container it is mounted at the same "
+        "path: an absolute path as written, a `~/` path under the job user's home (created "
+        "first), so the cache outlives the job.",
     )
     extra_mounts: list[MountField] = Field(
         default_factory=list,
@@ -124,7 +215,10 @@ class SlurmConfig(StrictSection):
         "`~/` is expanded, `${VAR}` is not.",
     )
     repo_root: str | None = Field(
-        default=None, description="AutoModel checkout to run from (mounted at nemo_mount)."
+        default=None,
+        min_length=1,
+        description="AutoModel checkout to run from: put first on PYTHONPATH and, with a "
+        "container, mounted at the same path. Absolute with a container.",
     )
     hf_token: SecretReference | None = Field(
         default=None, description="Hugging Face token as a reference: `${HF_TOKEN}`."
@@ -148,7 +242,12 @@ class SlurmConfig(StrictSection):
     @field_validator("hf_home")
     @classmethod
     def _hf_home_mountable(cls, value: str) -> str:
-        return mountable(value) if value.startswith("/") else value
+        return mountable(value) if same_path(value) else value
+
+    @field_validator("repo_root")
+    @classmethod
+    def _repo_root_mountable(cls, value: str | None) -> str | None:
+        return mountable(value) if value is not None and same_path(value) else value
 
     @property
     def world_size(self) -> int:
@@ -158,11 +257,38 @@ class SlurmConfig(StrictSection):
     def time_minutes(self) -> int | None:
         return slurm_time.parse(self.time).minutes
 
-    def mounts(self) -> list[Mount]:
-        """Every container mount: hf_home (when absolute), nemo_mount, extra_mounts."""
-        found: list[Mount] = []
-        if self.hf_home.startswith("/"):
-            found.append(Mount(source=self.hf_home, dest=self.hf_home))
+    @property
+    def gpus_requested_by_args(self) -> bool:
+        """sbatch_args ask for GPUs themselves (``--gres=gpu:8``, ``--gpus=16``...)."""
+        names = [(option_name(a), a.partition("=")[2]) for a in self.sbatch_args]
+        return any(n in GPU_REQUESTS or (n == "gres" and "gpu" in v) for n, v in names)
+
+    @property
+    def whole_nodes(self) -> bool:
+        """Render ``--exclusive``: as set, else when no GPU count is asked for (null
+        gpus_per_node means "ranks per node", AutoModel's style): a whole node, all its GPUs."""
+        if self.exclusive is not None:
+            return self.exclusive
+        return self.gpus_per_node is None and not self.gpus_requested_by_args
+
+    def named_mounts(self) -> list[tuple[str | int, Mount]]:
+        """Every container mount with where it comes from (a field, or an extra_mounts index):
+        hf_home and repo_root at their own path (``~`` is the job user's home), nemo_mount,
+        extra_mounts."""
+        found: list[tuple[str | int, Mount]] = []
+        for name in ("hf_home", "repo_root"):
+            path = same_path(getattr(self, name))
+            if path is not None and not (name == "repo_root" and self._mounted(path)):
+                found.append((name, Mount.model_construct(source=path, dest=path, flags=None)))
         if self.nemo_mount is not None:
-            found.append(self.nemo_mount)
-        return found + list(self.extra_mounts)
+            found.append(("nemo_mount", self.nemo_mount))
+        return found + list(enumerate(self.extra_mounts))
+
+    def _mounted(self, path: str) -> bool:
+        """Whether ``path`` is inside the container already, through nemo_mount or an extra
+        mount (``repo_root: /opt/Automodel`` next to ``nemo_mount: /src:/opt/Automodel``)."""
+        others = [*self.extra_mounts, *([self.nemo_mount] if self.nemo_mount else [])]
+        return any(path == m.dest or path.startswith(m.dest.rstrip("/") + "/") for m in others)
+
+    def mounts(self) -> list[Mount]:
+        return [mount for _, mount in self.named_mounts()]

@@ -1,8 +1,9 @@
 """The SBATCH script for a ``slurm:`` section.
 
-Layout: every ``#SBATCH`` line first (nothing above them can void them), then the
-rendezvous variables, the environment, and one ``srun`` that starts one torchrun
-agent per node. Every value from the config is shell-quoted; credentials appear
+Layout: every ``#SBATCH`` line first (nothing above them can void them; each only
+when its field is set, ``sbatch_args`` last), then the rendezvous variables, the
+environment, the ``setup`` lines, and one ``srun`` that starts one torchrun agent per
+node (or the ``command``). Every value from the config is shell-quoted; credentials appear
 only as ``${NAME}`` references, resolved by the job's shell from the submitting
 environment (sbatch exports it).
 """
@@ -36,28 +37,39 @@ def render_sbatch(document: LaunchDocument, spec: JobSpec) -> str:
         "set -euo pipefail\n",
         _rendezvous(cfg, spec),
         _environment(cfg),
+        _setup(cfg),
         _launch(cfg, spec, ft),
     ]
     return "\n".join(p for p in parts if p)
 
 
 def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
-    lines = [
-        "#!/bin/bash",
-        f"#SBATCH --job-name={cfg.job_name or spec.job_name}",
-        f"#SBATCH --nodes={cfg.nodes}",
-        "#SBATCH --ntasks-per-node=1",
-        f"#SBATCH --time={cfg.time}",
+    options: list[tuple[str, object]] = [
+        ("job-name", cfg.job_name or spec.job_name),
+        ("nodes", cfg.nodes),
+        ("ntasks-per-node", 1),
+        ("time", cfg.time),
+        ("account", cfg.account),
+        ("partition", cfg.partition),
+        ("qos", cfg.qos),
+        ("reservation", cfg.reservation),
+        ("gpus-per-node", cfg.gpus_per_node or None),
+        ("exclusive", True if cfg.whole_nodes else None),
+        ("constraint", cfg.constraint),
+        ("mem", cfg.mem),
+        ("cpus-per-task", cfg.cpus_per_task),
+        ("mail-type", ",".join(cfg.mail_type) if cfg.mail_type else None),
+        ("mail-user", cfg.mail_user),
+        ("dependency", cfg.dependency),
+        ("chdir", cfg.chdir),
+        ("output", f"{spec.job_dir}/%x_%j.out"),
     ]
-    if cfg.account:
-        lines.append(f"#SBATCH --account={cfg.account}")
-    if cfg.partition:
-        lines.append(f"#SBATCH --partition={cfg.partition}")
-    if cfg.gpus_per_node is not None:
-        lines.append(f"#SBATCH --gpus-per-node={cfg.gpus_per_node}")
-    lines.append(f"#SBATCH --output={spec.job_dir}/%x_%j.out")
     if ft is not None and ft.requeue:
-        lines += ["#SBATCH --requeue", "#SBATCH --open-mode=append"]
+        options += [("requeue", True), ("open-mode", "append")]
+    lines = ["#!/bin/bash"]
+    lines += [f"#SBATCH --{name}" + ("" if value is True else f"={value}")
+              for name, value in options if value is not None]  # fmt: skip
+    lines += [f"#SBATCH {arg}" for arg in cfg.sbatch_args]
     return "\n".join(lines) + "\n"
 
 
@@ -91,8 +103,29 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
 
 def _environment(cfg: SlurmConfig) -> str:
     lines = [f"export HF_HOME={home_path(cfg.hf_home)}"]
+    if cfg.repo_root is not None:
+        lines.append(
+            f"export PYTHONPATH={home_path(cfg.repo_root)}" + "${PYTHONPATH:+:$PYTHONPATH}"
+        )
     lines += [f"export {name}={word(value.text)}" for name, value in exported_variables(cfg)]
+    if cfg.container_image is not None and cfg.hf_home.startswith("~"):
+        lines.append(
+            'mkdir -p "$HF_HOME"  # mounted into the container: the cache outlives the job'
+        )
     return "\n".join(lines) + "\n"
+
+
+def _setup(cfg: SlurmConfig) -> str:
+    """``setup`` runs here, in the batch shell (so what it exports reaches srun), with
+    ``set -u`` off: module and venv scripts read variables that may be unset."""
+    if not cfg.setup:
+        return ""
+    return "\n".join([
+        "# setup: runs once, on the first node, outside the container",
+        "set +u",
+        "eval " + quote("\n".join(cfg.setup)),
+        "set -u",
+    ]) + "\n"  # fmt: skip
 
 
 def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
@@ -112,6 +145,8 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
             "--force-overwrite=true",
             '--output="$JOB_DIR/nsys_%q{SLURM_JOB_ID}_node%q{SLURM_NODEID}"',
         ]
+    if cfg.command is not None:
+        return join_lines([*srun, "bash", "-c", quote(cfg.command)]) + "\n"
     rendezvous = Rendezvous(
         nnodes=str(cfg.nodes), endpoint='"$MASTER_ADDR:$MASTER_PORT"', rdzv_id='"$SLURM_JOB_ID"'
     )

@@ -5,9 +5,11 @@ pydantic has checked each field on its own; these read several fields together.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch.config import slurm_time
+from automodel_launch.config.mounts import same_path
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector
 
@@ -42,10 +44,20 @@ def check_slurm(
             "ranks would share GPUs",
             f"set ntasks_per_node: {gpus}, or request more GPUs",
         )
+    if usable("gpus_per_node", "exclusive", "sbatch_args") and _ranks_without_gpus(cfg):
+        sink.add(
+            "ranks-without-gpus",
+            (*loc, "ntasks_per_node"),
+            f"{cfg.ntasks_per_node} ranks per node and no GPU request (gpus_per_node is null "
+            "and exclusive is false): on clusters that enforce GRES the ranks get no GPU",
+            f"set gpus_per_node: {cfg.ntasks_per_node}, or remove exclusive: false to take whole "
+            "nodes; gpus_per_node: 0 for a CPU job",
+        )
+    _check_options(cfg, sink, usable)
     if usable("time"):
         _check_time(cfg, raw.get("time"), sink)
         _check_margin(cfg, sink, settings, checkpointing)
-    if usable("hf_home", "nemo_mount", "extra_mounts"):
+    if usable("hf_home", "repo_root", "nemo_mount", "extra_mounts"):
         _check_mount_dests(cfg, sink)
     if usable("nsys_enabled") and cfg.nsys_enabled:
         sink.add(
@@ -53,6 +65,38 @@ def check_slurm(
             (*loc, "nsys_enabled"),
             "nsys profiling slows training and writes large .nsys-rep files into the job directory",
             "profile a short run; turn it off for production training",
+        )
+
+
+def _ranks_without_gpus(cfg: SlurmConfig) -> bool:
+    return cfg.gpus_per_node is None and cfg.exclusive is False and not cfg.gpus_requested_by_args
+
+
+def _check_options(cfg: SlurmConfig, sink: Collector, usable: Callable[..., bool]) -> None:
+    if usable("command") and cfg.command is not None:
+        sink.add(
+            "command-replaces-torchrun",
+            ("slurm", "command"),
+            "command runs on each node instead of the generated torchrun command: ranks per "
+            "node, the rendezvous, the entry point and fault_tolerance restarts are yours to set",
+            "remove command to run the recipe with torchrun; the command sees MASTER_ADDR, "
+            "MASTER_PORT, WORLD_SIZE and $JOB_DIR/job_config.yaml",
+        )
+    if usable("mail_user", "mail_type") and cfg.mail_user and not cfg.mail_type:
+        sink.add(
+            "mail-user-without-type",
+            ("slurm", "mail_user"),
+            "mail_user is set but mail_type is not: Slurm sends no mail",
+            "add mail_type: FAIL (or END, ALL...)",
+        )
+    root = cfg.repo_root
+    boxed = cfg.container_image is not None
+    if usable("repo_root", "container_image") and root and boxed and same_path(root) is None:
+        sink.add(
+            "relative-repo-root",
+            ("slurm", "repo_root"),
+            f"repo_root '{root}' is relative: it cannot be mounted into the container",
+            "write the checkout's absolute path (or ~/...)",
         )
 
 
@@ -92,11 +136,7 @@ def _check_margin(
 
 def _check_mount_dests(cfg: SlurmConfig, sink: Collector) -> None:
     seen: dict[str, str] = {}
-    named = [("hf_home", m) for m in cfg.mounts()[: 1 if cfg.hf_home.startswith("/") else 0]]
-    if cfg.nemo_mount is not None:
-        named.append(("nemo_mount", cfg.nemo_mount))
-    named += [(i, m) for i, m in enumerate(cfg.extra_mounts)]  # type: ignore[misc]
-    for where, mount in named:
+    for where, mount in cfg.named_mounts():
         loc = ("slurm", "extra_mounts", where) if isinstance(where, int) else ("slurm", where)
         dest = mount.dest.rstrip("/") or "/"
         if dest in seen:

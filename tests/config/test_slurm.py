@@ -390,7 +390,18 @@ def test_hf_home_must_not_be_empty(validate: Validate) -> None:
 
 def test_an_absolute_hf_home_is_mounted() -> None:
     assert [m.spec for m in slurm(hf_home="/lustre/hf").mounts()] == ["/lustre/hf:/lustre/hf"]
-    assert slurm().mounts() == []
+
+
+def test_a_home_hf_home_is_mounted_under_the_job_users_home() -> None:
+    home = "${HOME}/.cache/huggingface"
+    assert [m.spec for m in slurm().mounts()] == [f"{home}:{home}"]
+    assert slurm(hf_home="hf_cache").mounts() == []
+
+
+def test_repo_root_is_mounted_at_its_own_path_unless_a_mount_already_holds_it() -> None:
+    assert [m.spec for m in slurm(hf_home="x", repo_root="/src/am").mounts()] == ["/src/am:/src/am"]
+    inside = slurm(hf_home="x", repo_root="/opt/Automodel/sub", nemo_mount="/src:/opt/Automodel")
+    assert [m.spec for m in inside.mounts()] == ["/src:/opt/Automodel"]
 
 
 def test_real_fields_are_accepted(validate: Validate) -> None:

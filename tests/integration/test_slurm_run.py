@@ -30,6 +30,7 @@ slurm:
   job_name: allreduce
   nodes: 2
   ntasks_per_node: 2
+  gpus_per_node: 0
   time: "00:03:00"
   container_image: null
   master_port: {port}

@@ -70,6 +70,46 @@ slurm:
 fault_tolerance:
   max_restarts: 2
 """,
+    "slurm_sbatch_options": """\
+slurm:
+  job_name: llm_finetune
+  nodes: 2
+  ntasks_per_node: 8
+  time: "04:00:00"
+  account: my_account
+  partition: batch
+  qos: high
+  reservation: maint_window
+  constraint: "[rack1|rack2]&a100"
+  mem: 0
+  cpus_per_task: 64
+  mail_type: [end, FAIL]
+  mail_user: jane@example.org
+  dependency: afterok:123:456
+  chdir: /lustre/work
+  repo_root: /lustre/src/Automodel
+  setup:
+    - module load cuda/12.4
+    - source "$HOME/venv/bin/activate"
+  sbatch_args: [--comment=sweep1, --hint=nomultithread]
+""",
+    "slurm_command_bare_metal": """\
+slurm:
+  job_name: custom
+  nodes: 2
+  ntasks_per_node: 4
+  gpus_per_node: 0
+  exclusive: true
+  time: "30"
+  container_image: null
+  repo_root: ~/src/Automodel
+  setup: |
+    set -x
+    export DATA="$HOME/data"
+  command: |
+    echo "node $SLURM_NODEID of $WORLD_SIZE ranks, master $MASTER_ADDR:$MASTER_PORT"
+    python -c 'import sys; print(sys.path[1])' > "$JOB_DIR/path_$SLURM_NODEID.txt"
+""",
 }
 
 SKYPILOT = {
