@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.cluster import rules
+from automodel_launch.cluster import access, resources, rules
 from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.cluster.model import Cluster
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import sort_key
@@ -61,20 +62,27 @@ class Preflight:
             rules.check_state(job, cluster, partition)
             rules.check_time(job, cluster, partition)
             rules.check_nodes(job, cluster, partition)
-            rules.check_gpus(job, cluster, partition)
-        if not rules.check_account(job, cluster, self.reader.associations()):
-            why = (
-                "sacctmgr did not list your associations"
-                if cluster.accounting
-                else "the cluster keeps no accounting (AccountingStorageType="
-                f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
-            )
-            job.add(
-                "associations-not-checked", "account",
-                f"account '{job.cfg.account}' was not checked: {why}",
-            )  # fmt: skip
+            resources.check_gpus(job, cluster, partition)
+            resources.check_cpus(job, cluster, partition)
+            resources.check_mem(job, cluster, partition)
+        if not access.check_associations(job, self.reader.associations()):
+            self._not_checked(job, cluster)
         if job.cfg.container_image is not None:
-            rules.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
+            access.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
+
+    @staticmethod
+    def _not_checked(job: rules.Job, cluster: Cluster) -> None:
+        named = [f"{n} '{v}'" for n, v in (("account", job.cfg.account), ("qos", job.cfg.qos)) if v]
+        why = (
+            "sacctmgr did not list your associations"
+            if cluster.accounting
+            else "the cluster keeps no accounting (AccountingStorageType="
+            f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
+        )
+        job.add(
+            "associations-not-checked", "account" if job.cfg.account else "qos",
+            f"{' and '.join(named)} {'were' if len(named) > 1 else 'was'} not checked: {why}",
+        )  # fmt: skip
 
     def _test_only(self, job: rules.Job, report: FileReport, script_of: ScriptOf) -> None:
         with tempfile.TemporaryDirectory(prefix="automodel-launch-preflight-") as tmp:
