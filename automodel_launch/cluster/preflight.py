@@ -25,6 +25,17 @@ ScriptOf = Callable[[FileReport, Path], str | None]
 """Renders a report's SBATCH script for a job directory (None: it cannot be rendered)."""
 
 
+REFUSALS = {
+    "Invalid feature specification": "constraint",
+    "reservation": "reservation",
+    "Invalid qos": "qos",
+    "Invalid account": "account",
+    "invalid partition": "partition",
+    "Invalid dependency": "dependency",
+}
+"""Words of sbatch's refusal -> the field it is about (else it is reported at ``slurm:``)."""
+
+
 @dataclass
 class Preflight:
     reader: ClusterReader = field(default_factory=ClusterReader)
@@ -93,11 +104,11 @@ class Preflight:
             answer = self.reader.test_only("job.sbatch", tmp)
         said = test_only_answer(answer.stderr or answer.stdout)
         if answer.returncode != 0:
-            job.sink.add(
-                "sbatch-refused", rules.SECTION, f"sbatch --test-only refused the job: {said}",
-                "the message is Slurm's own; check nodes, GPUs, CPUs and memory against "
-                "`sinfo -o '%P %D %c %m %G'`",
-                at_key=True,
+            field = next((f for text, f in REFUSALS.items() if text in said), "")
+            job.add(
+                "sbatch-refused", field, f"sbatch --test-only refused the job: {said}",
+                "the message is Slurm's own; compare the request with `sinfo -o '%P %D %c %m "
+                "%G %f'` and `scontrol show reservation`",
             )  # fmt: skip
         else:
             message = f"sbatch --test-only: {said}"

@@ -74,6 +74,16 @@ CONFIGS = {
         ("gpus-over-node-gres", 3, "slurm.ntasks_per_node"),
         None,
     ),
+    "cpus_over_node": (
+        'slurm:\n  time: "00:10:00"\n  cpus_per_task: 16\n' + BARE,
+        ("cpus-over-node", 3, "slurm.cpus_per_task"),
+        None,
+    ),
+    "mem_over_node": (
+        'slurm:\n  time: "00:10:00"\n  mem: 64T\n' + BARE,
+        ("mem-over-node", 3, "slurm.mem"),
+        None,
+    ),
     "container_without_pyxis": (
         'slurm:\n  time: "00:10:00"\n  ntasks_per_node: 2\n',
         ("no-pyxis", 1, "slurm"),
@@ -110,6 +120,29 @@ def test_each_rule_fires_at_the_line_of_its_field(slurm_cluster: Cluster, tmp_pa
             if d["severity"] == "error"
         ]
         assert errors == [expected], (name, files[name]["diagnostics"])
+
+
+def test_what_only_sbatch_knows_is_its_refusal_at_the_field(
+    slurm_cluster: Cluster, tmp_path: Path
+) -> None:
+    """No node has the feature, no such reservation: sbatch --test-only says so."""
+    paths = [
+        write(tmp_path, "feature", 'slurm:\n  time: "00:30:00"\n  constraint: nvlink\n' + BARE),
+        write(tmp_path, "reservation", "slurm:\n  reservation: nope\n" + BARE),
+    ]
+    done = cli(slurm_cluster, "validate", "--cluster", "-f", "json", *map(str, paths), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    found = [
+        [(d["code"], d["line"], d["path"], d["message"]) for d in f["diagnostics"]]
+        for f in json.loads(done.stdout)["files"]
+    ]
+    assert found == [
+        [("sbatch-refused", 3, "slurm.constraint",
+          "sbatch --test-only refused the job: allocation failure: Invalid feature specification")],
+        [("sbatch-refused", 2, "slurm.reservation",
+          "sbatch --test-only refused the job: allocation failure: Requested reservation is "
+          "invalid")],
+    ]  # fmt: skip
 
 
 def pending_reason(cluster: Cluster, job_id: str, expected: str) -> str:
@@ -168,6 +201,7 @@ slurm:
   time: "00:30:00"
   partition: batch
   account: research
+  qos: high
   container_image: null
   master_port: {port}
   job_dir: {tmp}/jobs
@@ -192,6 +226,10 @@ def test_a_good_config_passes_and_submits(
         ("note", "sbatch-estimate", 1),
         ("note", "associations-not-checked", 8),
     ]
+    assert diagnostics[1]["message"] == (
+        "account 'research' and qos 'high' were not checked: the cluster keeps no accounting "
+        "(AccountingStorageType=accounting_storage/none), so Slurm accepts any"
+    )
     estimate = diagnostics[0]["message"]
     assert estimate.startswith("sbatch --test-only: Job ")
     assert estimate.endswith("on nodes node[1-2] in partition batch")
