@@ -8,8 +8,11 @@ from automodel_launch.cluster.model import Association
 from automodel_launch.cluster.rules import Job
 
 
-def check_associations(job: Job, associations: list[Association] | None) -> bool:
-    """Account and qos against the user's associations; False when not checked."""
+def check_associations(
+    job: Job, associations: list[Association] | None, partition: str | None
+) -> bool:
+    """Account and qos against the user's associations (an association may hold for one
+    partition only); False when they could not be checked."""
     account, qos = job.cfg.account, job.cfg.qos
     if account is None and qos is None:
         return True
@@ -26,6 +29,17 @@ def check_associations(job: Job, associations: list[Association] | None) -> bool
         )  # fmt: skip
         return True
     mine = [a for a in associations if account is None or a.account == account]
+    here = [a for a in mine if not a.partition or a.partition == partition]
+    if account is not None and partition is not None and not here:
+        others = ", ".join(sorted({a.partition for a in mine}))
+        job.add(
+            "unknown-account", "account",
+            f"your association with account '{account}' holds on partition(s) {others}, "
+            f"not on '{partition}': sbatch refuses the job",
+            f"choose partition {others.split(', ')[0]}, or ask for an association on {partition}",
+        )  # fmt: skip
+        return True
+    mine = here or mine
     allowed = sorted({q for a in mine for q in a.qos})
     if qos is not None and allowed and qos not in allowed:
         close = difflib.get_close_matches(qos, allowed, n=1, cutoff=0.5)

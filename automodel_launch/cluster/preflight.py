@@ -76,7 +76,8 @@ class Preflight:
             resources.check_gpus(job, cluster, partition)
             resources.check_cpus(job, cluster, partition)
             resources.check_mem(job, cluster, partition)
-        if not access.check_associations(job, self.reader.associations()):
+        where = partition.name if partition is not None else None
+        if not access.check_associations(job, self.reader.associations(), where):
             self._not_checked(job, cluster)
         if job.cfg.container_image is not None:
             access.check_container(job, self.reader.pyxis(), self.reader.enroot_version())

@@ -268,3 +268,18 @@ def test_ranks_are_not_counted_against_gpus_on_shared_nodes() -> None:
     assert preflight("slurm:\n  ntasks_per_node: 8\n  exclusive: false\n" + BARE) == []
     text = "slurm:\n  ntasks_per_node: 8\n  sbatch_args: ['--gres=gpu:8']\n" + BARE
     assert preflight(text) == []
+
+
+def test_an_association_on_another_partition() -> None:
+    cluster = the_cluster(
+        config={"AccountingStorageType": "accounting_storage/slurmdbd"},
+        associations=[Association("research", "debug", ("normal",))],
+    )
+    text = "slurm:\n  account: research\n  ntasks_per_node: 4\n  time: '00:20:00'\n" + BARE
+    [d] = preflight(text, cluster)
+    assert (d.code, d.line) == ("unknown-account", 2)
+    assert d.message == (
+        "your association with account 'research' holds on partition(s) debug, not on "
+        "'batch': sbatch refuses the job"
+    )
+    assert preflight(text.replace("slurm:\n", "slurm:\n  partition: debug\n"), cluster) == []

@@ -38,5 +38,5 @@ def test_the_preflight_table_names_real_codes() -> None:
     section = README.split("## Live preflight", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"^\| `([a-z-]+)`", section, re.M))
     named |= set(re.findall(r"^\| `[a-z-]+`, `([a-z-]+)`", section, re.M))
-    assert len(named) >= 10
+    assert len(named) >= 14
     assert sorted(named - set(CODES)) == []
