@@ -97,3 +97,27 @@ def test_the_bottom_floor_stands_alone(path: Path) -> None:
         "automodel_launch.loading",
         "automodel_launch.loading.LoadedFile",
     }
+
+
+@pytest.mark.parametrize("path", modules("cluster"), ids=lambda p: p.name)
+def test_preflight_reads_the_cluster_and_reports_nothing_itself(path: Path) -> None:
+    """The cluster room makes diagnostics; the CLI shows them (and renders the script)."""
+    forbidden = (
+        "automodel_launch.cli",
+        "automodel_launch.report",
+        "automodel_launch.render",
+        "automodel_launch.submit",
+        "rich",
+        "typer",
+    )
+    assert crosses(path, forbidden) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    modules("config") + modules("loading") + modules("rules") + modules("validation")
+    + modules("diagnostics") + modules("results") + modules("cli/fast"),
+    ids=str,
+)  # fmt: skip
+def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
+    assert crosses(path, ("automodel_launch.cluster", "automodel_launch.cli.preflight")) == []

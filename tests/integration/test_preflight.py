@@ -129,8 +129,8 @@ def test_each_rule_fires_at_the_line_of_its_field(slurm_cluster: Cluster, tmp_pa
     # the cluster is read once for all the files (no accounting: sacctmgr is not asked)
     assert log.read_text().splitlines() == [
         "scontrol ping",
-        "scontrol show partition -o",
-        "scontrol show node -o",
+        "scontrol --all show partition -o",
+        "scontrol --all show node -o",
         "scontrol show config",
         "srun --help",
     ]
