@@ -9,15 +9,11 @@ from automodel_launch.cluster.rules import Job
 
 
 def check_associations(
-    job: Job, associations: list[Association] | None, partition: str | None
-) -> bool:
-    """Account and qos against the user's associations (an association may hold for one
-    partition only); False when they could not be checked."""
-    account, qos = job.cfg.account, job.cfg.qos
-    if account is None and qos is None:
-        return True
-    if associations is None:
-        return False
+    job: Job, associations: list[Association], partition: str | None, *, qos: bool
+) -> None:
+    """Account (and, with ``qos``, the qos) against the user's associations; an
+    association may hold on one partition only."""
+    account = job.cfg.account
     accounts = sorted({a.account for a in associations})
     if account is not None and account not in accounts:
         close = difflib.get_close_matches(account, accounts, n=1, cutoff=0.5)
@@ -27,7 +23,7 @@ def check_associations(
             f"did you mean '{close[0]}'?" if close else
             ("your accounts: " + ", ".join(accounts) if accounts else "ask for an association"),
         )  # fmt: skip
-        return True
+        return
     mine = [a for a in associations if account is None or a.account == account]
     here = [a for a in mine if not a.partition or a.partition == partition]
     if account is not None and partition is not None and not here:
@@ -38,18 +34,18 @@ def check_associations(
             f"not on '{partition}': sbatch refuses the job",
             f"choose partition {others.split(', ')[0]}, or ask for an association on {partition}",
         )  # fmt: skip
-        return True
+        return
     mine = here or mine
     allowed = sorted({q for a in mine for q in a.qos})
-    if qos is not None and allowed and qos not in allowed:
-        close = difflib.get_close_matches(qos, allowed, n=1, cutoff=0.5)
+    asked = job.cfg.qos
+    if qos and asked is not None and allowed and asked not in allowed:
+        close = difflib.get_close_matches(asked, allowed, n=1, cutoff=0.5)
         under = f" under account '{account}'" if account else ""
         job.add(
             "unknown-qos", "qos",
-            f"your associations{under} do not allow qos '{qos}': sbatch refuses the job",
+            f"your associations{under} do not allow qos '{asked}': sbatch refuses the job",
             f"did you mean '{close[0]}'?" if close else "allowed: " + ", ".join(allowed),
         )  # fmt: skip
-    return True
 
 
 def check_container(job: Job, pyxis: bool | None, enroot: tuple[int, ...] | None) -> None:

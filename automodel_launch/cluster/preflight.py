@@ -76,23 +76,33 @@ class Preflight:
             resources.check_gpus(job, cluster, partition)
             resources.check_cpus(job, cluster, partition)
             resources.check_mem(job, cluster, partition)
-        where = partition.name if partition is not None else None
-        if not access.check_associations(job, self.reader.associations(), where):
-            self._not_checked(job, cluster)
+        self._associations(job, cluster, partition.name if partition is not None else None)
         if job.cfg.container_image is not None:
             access.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
 
-    @staticmethod
-    def _not_checked(job: rules.Job, cluster: Cluster) -> None:
-        named = [f"{n} '{v}'" for n, v in (("account", job.cfg.account), ("qos", job.cfg.qos)) if v]
-        why = (
-            "sacctmgr did not list your associations"
-            if cluster.accounting
-            else "the cluster keeps no accounting (AccountingStorageType="
-            f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
-        )
+    def _associations(self, job: rules.Job, cluster: Cluster, partition: str | None) -> None:
+        """Account and qos against sacctmgr's associations where Slurm enforces them;
+        else one note that they were not checked, and why."""
+        account, qos = job.cfg.account, job.cfg.qos
+        if account is None and qos is None:
+            return
+        enforce = cluster.config.get("AccountingStorageEnforce", "?")
+        if not cluster.accounting:
+            why = (
+                "the cluster keeps no accounting (AccountingStorageType="
+                f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
+            )
+        elif not cluster.enforces("associations"):
+            why = f"Slurm does not enforce associations here (AccountingStorageEnforce={enforce})"
+        else:
+            associations = self.reader.associations()
+            if associations is not None:
+                access.check_associations(job, associations, partition, qos=cluster.enforces("qos"))
+                return
+            why = "sacctmgr did not list your associations"
+        named = [f"{n} '{v}'" for n, v in (("account", account), ("qos", qos)) if v]
         job.add(
-            "associations-not-checked", "account" if job.cfg.account else "qos",
+            "associations-not-checked", "account" if account else "qos",
             f"{' and '.join(named)} {'were' if len(named) > 1 else 'was'} not checked: {why}",
         )  # fmt: skip
 

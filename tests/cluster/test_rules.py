@@ -19,6 +19,10 @@ from tests.cluster.test_parse import captured
 from tests.conftest import offline_settings
 
 BARE = "  container_image: null\n"
+ENFORCED = {
+    "AccountingStorageType": "accounting_storage/slurmdbd",
+    "AccountingStorageEnforce": "associations,limits,qos",
+}
 
 
 def the_cluster(**changes: object) -> Cluster:
@@ -168,7 +172,7 @@ def test_accounts_without_accounting_are_noted_not_checked() -> None:
 
 def test_accounts_against_associations() -> None:
     cluster = the_cluster(
-        config={"AccountingStorageType": "accounting_storage/slurmdbd"},
+        config=ENFORCED,
         associations=[Association("research", "", ("normal",)), Association("ops")],
     )
     assert preflight("slurm:\n  account: research\n  ntasks_per_node: 4\n" + BARE, cluster) == []
@@ -239,7 +243,7 @@ def test_megabytes() -> None:
 
 def test_qos_against_associations() -> None:
     cluster = the_cluster(
-        config={"AccountingStorageType": "accounting_storage/slurmdbd"},
+        config=ENFORCED,
         associations=[Association("research", "", ("normal", "high"))],
     )
     text = "slurm:\n  account: research\n  qos: hihg\n  ntasks_per_node: 4\n" + BARE
@@ -272,7 +276,7 @@ def test_ranks_are_not_counted_against_gpus_on_shared_nodes() -> None:
 
 def test_an_association_on_another_partition() -> None:
     cluster = the_cluster(
-        config={"AccountingStorageType": "accounting_storage/slurmdbd"},
+        config=ENFORCED,
         associations=[Association("research", "debug", ("normal",))],
     )
     text = "slurm:\n  account: research\n  ntasks_per_node: 4\n  time: '00:20:00'\n" + BARE
@@ -283,3 +287,24 @@ def test_an_association_on_another_partition() -> None:
         "'batch': sbatch refuses the job"
     )
     assert preflight(text.replace("slurm:\n", "slurm:\n  partition: debug\n"), cluster) == []
+
+
+def test_associations_slurm_does_not_enforce_are_noted_not_checked() -> None:
+    lax = {**ENFORCED, "AccountingStorageEnforce": "none"}
+    cluster = the_cluster(config=lax, associations=[Association("ops")])
+    [d] = preflight("slurm:\n  account: research\n  ntasks_per_node: 4\n" + BARE, cluster)
+    assert (d.code, d.severity.value) == ("associations-not-checked", "note")
+    assert d.message == (
+        "account 'research' was not checked: Slurm does not enforce associations here "
+        "(AccountingStorageEnforce=none)"
+    )
+    # associations enforced, qos not: a qos outside the associations is no error
+    lax = {**ENFORCED, "AccountingStorageEnforce": "associations"}
+    cluster = the_cluster(config=lax, associations=[Association("ops", "", ("normal",))])
+    assert (
+        preflight("slurm:\n  account: ops\n  qos: high\n  ntasks_per_node: 4\n" + BARE, cluster)
+        == []
+    )
+    assert the_cluster(config={**ENFORCED, "AccountingStorageEnforce": "safe"}).enforces(
+        "associations"
+    )
