@@ -115,9 +115,9 @@ class Preflight:
             answer = self.reader.test_only("job.sbatch", tmp)
         said = test_only_answer(answer.stderr or answer.stdout)
         if answer.returncode != 0:
-            field = next((f for text, f in REFUSALS.items() if text in said), "")
+            about = next((f for text, f in REFUSALS.items() if text in said), "")
             job.add(
-                "sbatch-refused", field, f"sbatch --test-only refused the job: {said}",
+                "sbatch-refused", about, f"sbatch --test-only refused the job: {said}",
                 "the message is Slurm's own; compare the request with `sinfo -o '%P %D %c %m "
                 "%G %f'` and `scontrol show reservation`",
             )  # fmt: skip
