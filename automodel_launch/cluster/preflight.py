@@ -1,8 +1,7 @@
 """Preflight of validated reports against the live cluster.
 
-:func:`check_report` adds the cluster's findings to one file's report;
-:class:`Preflight` holds what is read once per run (the reader, and whether the
-"not checked" notes were already given).
+:class:`Preflight` adds the cluster's findings to each file's report, as diagnostics at
+the fields' lines; its reader asks the cluster once for the whole run.
 """
 
 from __future__ import annotations
