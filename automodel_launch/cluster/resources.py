@@ -34,7 +34,9 @@ def check_gpus(job: Job, cluster: Cluster, partition: Partition) -> None:
             + (f"only {enough} node(s) of {name} have {asked} GPUs" if enough else
                f"the nodes of {name} have at most {most} GPUs")
             + ": the job can never start",
-            f"set gpus_per_node: {most} or less, or choose a partition with larger GPU nodes",
+            f"set gpus_per_node: {most} or less"
+            + (" (and ntasks_per_node with it)" if job.cfg.ntasks_per_node > most else "")
+            + ", or choose a partition with larger GPU nodes",
         )  # fmt: skip
         return
     if not job.cfg.whole_nodes:

@@ -140,6 +140,10 @@ def test_gpus_per_node_over_the_gres_of_the_nodes() -> None:
         "gpus_per_node: 8 on 1 node(s), but the nodes of the cluster's default partition "
         "'batch' have at most 4 GPUs: the job can never start"
     )
+    assert d.hint == (
+        "set gpus_per_node: 4 or less (and ntasks_per_node with it), or choose a partition "
+        "with larger GPU nodes"
+    )
 
 
 def test_whole_nodes_fit_one_rank_per_gpu() -> None:
