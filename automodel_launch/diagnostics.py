@@ -123,6 +123,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "unknown-sbatch-option": (Severity.ERROR, "not one of sbatch's options"),
     "sbatch-option-has-field": (Severity.ERROR, "an sbatch option a field of slurm: sets"),
     "sbatch-option-refused": (Severity.ERROR, "an sbatch option that would break the job"),
+    "conflicting-sbatch-options": (Severity.ERROR, "options sbatch refuses together"),
     "ranks-without-gpus": (Severity.WARNING, "ranks per node with no GPU request"),
     "command-replaces-torchrun": (Severity.WARNING, "command runs instead of torchrun"),
     "mail-user-without-type": (Severity.WARNING, "mail_user without mail_type: no mail is sent"),

@@ -228,7 +228,8 @@ def _setup(value: Any) -> list[str]:
                 f"a setup line must be text, not {kind(item)}",
                 "write shell lines such as 'module load cuda/12.4'",
             )
-    return [line for item in items for line in item.splitlines()]
+    # only "\n" ends a line, as in the shell (str.splitlines also splits at \x1e, \x85...)
+    return [line for item in items for line in item.removesuffix("\n").split("\n")]
 
 
 SetupLines = Annotated[
@@ -251,12 +252,12 @@ def _sbatch_arg(value: Any) -> str:
     text = _text(value, "an sbatch argument", "invalid-sbatch-arg")
     name, has_value, arg = text.partition("=")
     if not name.startswith("--"):
-        short = name[1:2] if name.startswith("-") else ""
-        fix = (
-            f"write it long: --{opts.SHORT[short]}=VALUE"
-            if short in opts.SHORT
-            else "write --option=value, as on an #SBATCH line"
-        )
+        long = opts.SHORT.get(name[1:2] if name.startswith("-") else "")
+        fix = "write --option=value, as on an #SBATCH line"
+        if long in opts.OWNED:
+            fix = f"-{name[1:2]} is --{long}: use {_field(opts.OWNED[long])}"
+        elif long is not None:
+            fix = f"write it long: --{long}" + ("" if opts.OPTIONS[long][1] == "none" else "=VALUE")
         fail("invalid-sbatch-arg", f"{show(text)} is not an sbatch --option", fix)
     name = name[2:]
     if " " in name or "\t" in name:
@@ -266,8 +267,7 @@ def _sbatch_arg(value: Any) -> str:
             f"write --{name.split()[0]}=VALUE",
         )
     if name in opts.OWNED:
-        field = opts.OWNED[name]
-        where = field if "." in field else f"slurm.{field}"
+        where = _field(opts.OWNED[name])
         fail("sbatch-option-has-field", f"--{name} is set by the field {where}", f"use {where}")
     if name in opts.REFUSED:
         fail(
@@ -296,6 +296,10 @@ def _sbatch_arg(value: Any) -> str:
             "write a value without spaces, quotes or '#'",
         )
     return text
+
+
+def _field(owner: str) -> str:
+    return owner if "." in owner else f"slurm.{owner}"
 
 
 SbatchArg = Annotated[str, BeforeValidator(_sbatch_arg), WithJsonSchema(_ARG_SCHEMA)]

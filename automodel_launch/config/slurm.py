@@ -55,7 +55,27 @@ class SlurmConfig(StrictSection):
                             "master_port: ${8:13742}",
                         ]
                     ),
-                }
+                },
+                {
+                    "label": "slurm: GPU job with site options",
+                    "bodyText": "\n".join(
+                        [
+                            "job_name: ${1:llm_finetune}",
+                            "nodes: ${2:2}",
+                            "ntasks_per_node: ${3:8}",
+                            "gpus_per_node: ${4:8}",
+                            'time: "${5:04:00:00}"',
+                            "account: ${6:my_account}",
+                            "partition: ${7:batch}",
+                            "qos: ${8:normal}",
+                            "constraint: ${9:h100}",
+                            "mail_type: ${10|FAIL,END,ALL|}",
+                            "mail_user: ${11:you@example.org}",
+                            "setup:",
+                            "  - ${12:module load cuda}",
+                        ]
+                    ),
+                },
             ]
         },
     }

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from automodel_launch.config import slurm_time
 from automodel_launch.config.mounts import same_path
+from automodel_launch.config.sbatch import option_name
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector
 
@@ -89,6 +90,8 @@ def _check_options(cfg: SlurmConfig, sink: Collector, usable: Callable[..., bool
             "mail_user is set but mail_type is not: Slurm sends no mail",
             "add mail_type: FAIL (or END, ALL...)",
         )
+    if usable("mem", "sbatch_args"):
+        _check_memory_options(cfg, sink)
     root = cfg.repo_root
     boxed = cfg.container_image is not None
     if usable("repo_root", "container_image") and root and boxed and same_path(root) is None:
@@ -98,6 +101,23 @@ def _check_options(cfg: SlurmConfig, sink: Collector, usable: Callable[..., bool
             f"repo_root '{root}' is relative: it cannot be mounted into the container",
             "write the checkout's absolute path (or ~/...)",
         )
+
+
+def _check_memory_options(cfg: SlurmConfig, sink: Collector) -> None:
+    """sbatch stops at once on more than one of --mem, --mem-per-cpu, --mem-per-gpu."""
+    given = ["mem"] if cfg.mem is not None else []
+    for index, arg in enumerate(cfg.sbatch_args):
+        name = option_name(arg)
+        if name in ("mem-per-cpu", "mem-per-gpu"):
+            if given:
+                sink.add(
+                    "conflicting-sbatch-options",
+                    ("slurm", "sbatch_args", index),
+                    f"--{name} and {'mem' if given[0] == 'mem' else '--' + given[0]} both set "
+                    "the job's memory: sbatch refuses them together",
+                    "keep one of mem, --mem-per-cpu, --mem-per-gpu",
+                )
+            given.append(name)
 
 
 def _check_time(cfg: SlurmConfig, raw_time: Any, sink: Collector) -> None:

@@ -290,3 +290,21 @@ def test_check_jsonschema_accepts_the_bundled_example(tmp_path: Path) -> None:
         check=False,
     )
     assert result.returncode == 1
+
+
+@pytest.mark.parametrize("section", ["SlurmConfig", "SkyPilotConfig"])
+def test_every_editor_snippet_expands_to_a_valid_section(section: str) -> None:
+    """Each snippet, every placeholder at its default (a choice at its first option)."""
+    import re
+
+    key = {"SlurmConfig": "slurm", "SkyPilotConfig": "skypilot"}[section]
+    for snippet in build_schema()["$defs"][section].get("defaultSnippets", []):
+        body = re.sub(r"\$\{\d+\|([^,|]*)[^}]*\}", r"\1", snippet["bodyText"])
+        body = re.sub(r"\$\{\d+:([^}]*)\}", r"\1", body)
+        text = f"{key}:\n" + "".join(f"  {line}\n" for line in body.splitlines())
+        loaded = load_text(text, "snippet.yaml").loaded
+        assert loaded is not None, text
+        from automodel_launch.validation import validate_loaded
+
+        report = validate_loaded(loaded, offline_settings())
+        assert [d.code for d in report.diagnostics if d.is_error] == [], (snippet["label"], text)

@@ -146,3 +146,85 @@ def test_values_reach_the_job_unchanged(
         assert any(a.endswith(f",/{mount}:/{mount}") for a in argv if a.startswith("--container-m"))
     else:
         assert not any(a.startswith("--container") for a in argv)
+
+
+SBATCH_ARGS = st.lists(
+    st.from_regex(
+        r"--(comment|hint|wckey|begin|licenses)=[A-Za-z0-9_.:+@%,=-]{1,12}", fullmatch=True
+    )
+    | st.sampled_from(["--hold", "--nice", "--contiguous", "--gres=gpu:2"]),
+    max_size=3,
+)
+mount_path = st.text(
+    st.characters(
+        blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"), blacklist_characters=",:\x00"
+    ),
+    min_size=1,
+    max_size=20,
+).filter(lambda s: "${" not in s and not any(c.isspace() for c in s))
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    setup_value=text,
+    command=text.filter(lambda s: s.strip()),
+    repo=mount_path,
+    args=SBATCH_ARGS,
+    qos=st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.,+@%=-]{0,10}", fullmatch=True),
+    constraint=st.from_regex(r"[A-Za-z0-9_]{1,6}([&|][A-Za-z0-9_]{1,6}){0,2}", fullmatch=True),
+    use_container=st.booleans(),
+)
+def test_setup_command_repo_root_and_options_stay_what_they_are(
+    tmp_path_factory: Any,
+    setup_value: str,
+    command: str,
+    repo: str,
+    args: list[str],
+    qos: str,
+    constraint: str,
+    use_container: bool,
+) -> None:
+    """setup runs in the batch shell and what it exports reaches srun; command reaches each
+    node as one word, never run by the batch shell; repo_root leads PYTHONPATH and is
+    mounted; a ~ hf_home is created and mounted; every option stays on its own line."""
+    tmp = tmp_path_factory.mktemp("job")
+    canary = tmp / "canary"
+    from automodel_launch.render.shell import quote
+
+    document = LaunchDocument.model_validate({"slurm": {
+        "nodes": 2,
+        "ntasks_per_node": 2,
+        "time": "10",
+        "container_image": "nvcr.io#nvidia/nemo:dev" if use_container else None,
+        "repo_root": "/" + repo,
+        "qos": qos,
+        "constraint": constraint,
+        "mail_type": ["end", "fail"],
+        "sbatch_args": args,
+        "setup": [f"export SETUP_VALUE={quote(setup_value)}", "echo set up >&2"],
+        "command": f"{command} $(touch {canary}) `touch {canary}`",
+    }})  # fmt: skip
+    spec = JobSpec(entry=Entry(("train.py", "{config}"), ()), job_dir=str(tmp), source="c.yaml")
+    script = render_sbatch(document, spec)
+    argv, job_env = _run(script, tmp)
+    _shellcheck(tmp / "job.sbatch")
+
+    assert not canary.exists()
+    assert job_env["SETUP_VALUE"] == setup_value
+    assert argv[-3:] == ["bash", "-c", f"{command} $(touch {canary}) `touch {canary}`"]
+    assert "torchrun" not in argv
+    assert job_env["PYTHONPATH"] == "/" + repo
+    lines = script.splitlines()
+    for arg in args:
+        assert f"#SBATCH {arg}" in lines
+    assert f"#SBATCH --qos={qos}" in lines and f"#SBATCH --constraint={constraint}" in lines
+    assert "#SBATCH --mail-type=END,FAIL" in lines
+    if use_container:
+        hf = f"{tmp}/.cache/huggingface"
+        mounts = next(a for a in argv if a.startswith("--container-mounts="))
+        assert mounts == f"--container-mounts={tmp}:{tmp},{hf}:{hf},/{repo}:/{repo}"
+        assert (tmp / ".cache" / "huggingface").is_dir()
+    else:
+        assert not any(a.startswith("--container") for a in argv)

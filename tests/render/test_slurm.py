@@ -108,3 +108,66 @@ def test_a_newline_in_the_source_name_stays_inside_the_header_comment(tmp_path) 
     assert "from evil touch pwned\r .yaml." in header
     subprocess.run(["bash", "-c", header], cwd=tmp_path, check=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_option_has_its_sbatch_line_in_order() -> None:
+    script = render_text(RECIPE + SLURM["slurm_sbatch_options"])["job.sbatch"]
+    assert directives(script) == [
+        "#SBATCH --job-name=llm_finetune",
+        "#SBATCH --nodes=2",
+        "#SBATCH --ntasks-per-node=1",
+        "#SBATCH --time=04:00:00",
+        "#SBATCH --account=my_account",
+        "#SBATCH --partition=batch",
+        "#SBATCH --qos=high",
+        "#SBATCH --reservation=maint_window",
+        "#SBATCH --exclusive",
+        "#SBATCH --constraint=[rack1|rack2]&a100",
+        "#SBATCH --mem=0",
+        "#SBATCH --cpus-per-task=64",
+        "#SBATCH --mail-type=END,FAIL",
+        "#SBATCH --mail-user=jane@example.org",
+        "#SBATCH --dependency=afterok:123:456",
+        "#SBATCH --chdir=/lustre/work",
+        "#SBATCH --output=/jobs/case/%x_%j.out",
+        "#SBATCH --comment=sweep1",
+        "#SBATCH --hint=nomultithread",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "request_lines"),
+    [
+        ("gpus_per_node: 8", ["#SBATCH --gpus-per-node=8"]),
+        ("gpus_per_node: null", ["#SBATCH --exclusive"]),
+        ("{}", ["#SBATCH --exclusive"]),
+        ("gpus_per_node: 0", []),
+        ("exclusive: false", []),
+        (
+            "gpus_per_node: 8\n  exclusive: true",
+            ["#SBATCH --gpus-per-node=8", "#SBATCH --exclusive"],
+        ),
+        ("sbatch_args: ['--gres=gpu:8']", ["#SBATCH --gres=gpu:8"]),
+    ],
+)
+def test_the_ranks_get_their_gpus(fields: str, request_lines: list[str]) -> None:
+    """A GPU count when one is given; else whole nodes (all their GPUs); 0 is a CPU job."""
+    text = RECIPE + f"slurm:\n  ntasks_per_node: 8\n  {fields}\n".replace("  {}\n", "")
+    found = directives(render_text(text)["job.sbatch"])
+    assert [d for d in found if "gpu" in d or "exclusive" in d] == request_lines
+
+
+def test_options_left_unset_render_nothing() -> None:
+    script = render_text(RECIPE + SLURM["slurm_multi_node_container"])["job.sbatch"]
+    for option in ("qos", "reservation", "constraint", "mem", "cpus-per-task", "mail",
+                   "dependency", "chdir", "exclusive", "PYTHONPATH", "set +u", "eval"):  # fmt: skip
+        assert option not in script, option
+
+
+def test_an_absolute_hf_home_is_not_created_by_the_script() -> None:
+    boxed = render_text(RECIPE + SLURM["slurm_multi_node_container"])["job.sbatch"]
+    assert "mkdir" not in boxed
+    home = render_text(RECIPE + SLURM["slurm_single_node"])["job.sbatch"]
+    assert 'mkdir -p "$HF_HOME"' in home
+    bare = render_text(RECIPE + SLURM["slurm_bare_metal_env_secrets"])["job.sbatch"]
+    assert "mkdir" not in bare and "--container-mounts" not in bare
