@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from automodel_launch import secrets
-from automodel_launch.config.environment import SHELL_TEXT_FIELDS, strings
+from automodel_launch.config.environment import UNREFERENCED_FIELDS, strings
 from automodel_launch.diagnostics import Collector, Loc, Severity
 from automodel_launch.loading import env
 
@@ -88,7 +88,7 @@ def _check_unset(
         return
     raw = cfg.model_dump(mode="python", exclude_defaults=True)
     for loc, text in strings(raw, (document.launcher,)):
-        if loc[1] in SHELL_TEXT_FIELDS:
+        if loc[1] in UNREFERENCED_FIELDS:
             continue
         for ref in env.scan(text).references:
             if (

@@ -21,8 +21,11 @@ from automodel_launch.config.types import SecretReference
 from automodel_launch.diagnostics import Collector, Loc
 from automodel_launch.loading import env
 
-SHELL_TEXT_FIELDS = frozenset({"setup"})
+SHELL_TEXT_FIELDS = frozenset({"setup", "command"})
 """Fields that are shell text, where ``$VAR`` and ``$(...)`` are meant for the shell."""
+UNREFERENCED_FIELDS = SHELL_TEXT_FIELDS | {"sbatch_args"}
+"""Fields whose ``${VAR}`` is not ours to resolve: shell text, and ``#SBATCH`` text that
+sbatch reads as written (the field itself refuses a ``$`` there)."""
 
 
 def credential_fields(
@@ -120,7 +123,7 @@ def check_control_characters(section: str, raw: dict[str, Any], sink: Collector)
 def check_references(section: str, raw: dict[str, Any], sink: Collector) -> None:
     check_control_characters(section, raw, sink)
     for loc, text in strings(raw, (section,)):
-        if loc[1] in SHELL_TEXT_FIELDS:
+        if loc[1] in UNREFERENCED_FIELDS:
             continue
         found = env.scan(text)
         quiet = is_sensitive(loc, text)

@@ -13,12 +13,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, WithJsonSchema
 
-from automodel_launch.config import sbatch_options as opts
 from automodel_launch.config.names import SAFE_PATH_PATTERN, unsafe_path_char
 from automodel_launch.config.types import fail, kind, not_text, show
-
-_UNREADABLE = re.compile(r"""[\s"'#\x00-\x1f\x7f]""")
-"""What sbatch splits at, strips, or ends the line at, on an ``#SBATCH`` line."""
 
 
 def _text(value: Any, name: str, code: str) -> str:
@@ -192,6 +188,13 @@ def _chdir(value: Any) -> str:
         fail("invalid-chdir", "chdir is empty", "write the directory, or remove the key")
     if text.startswith("~"):
         fail("invalid-chdir", f"sbatch does not expand '~' in {show(text)}", "write the full path")
+    if not text.startswith("/"):
+        fail(
+            "invalid-chdir",
+            f"chdir {show(text)} is relative: sbatch would read it from the job directory, "
+            "where `submit` runs it",
+            "write the full path",
+        )
     bad = unsafe_path_char(text)
     if bad is not None:
         fail(
@@ -205,7 +208,7 @@ def _chdir(value: Any) -> str:
 ChdirPath = Annotated[
     str,
     BeforeValidator(_chdir),
-    WithJsonSchema({"type": "string", "pattern": "^(?!~)" + SAFE_PATH_PATTERN[1:]}),
+    WithJsonSchema({"type": "string", "pattern": "^(?=/)" + SAFE_PATH_PATTERN[1:]}),
 ]
 
 
@@ -238,73 +241,3 @@ SetupLines = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
 ]
 """Shell text or a list of lines, stored as lines."""
-
-
-# --------------------------------------------------------------------------- sbatch_args
-_ARG_SCHEMA = {
-    "type": "string",
-    "pattern": r"""^--[a-z][a-z-]*(=[^\s"'#]+)?$""",
-    "patternErrorMessage": "--option or --option=value, without spaces, quotes or '#'",
-}
-
-
-def _sbatch_arg(value: Any) -> str:
-    text = _text(value, "an sbatch argument", "invalid-sbatch-arg")
-    name, has_value, arg = text.partition("=")
-    if not name.startswith("--"):
-        long = opts.SHORT.get(name[1:2] if name.startswith("-") else "")
-        fix = "write --option=value, as on an #SBATCH line"
-        if long in opts.OWNED:
-            fix = f"-{name[1:2]} is --{long}: use {_field(opts.OWNED[long])}"
-        elif long is not None:
-            fix = f"write it long: --{long}" + ("" if opts.OPTIONS[long][1] == "none" else "=VALUE")
-        fail("invalid-sbatch-arg", f"{show(text)} is not an sbatch --option", fix)
-    name = name[2:]
-    if " " in name or "\t" in name:
-        fail(
-            "invalid-sbatch-arg",
-            f"{show(text)} separates option and value with a space",
-            f"write --{name.split()[0]}=VALUE",
-        )
-    if name in opts.OWNED:
-        where = _field(opts.OWNED[name])
-        fail("sbatch-option-has-field", f"--{name} is set by the field {where}", f"use {where}")
-    if name in opts.REFUSED:
-        fail(
-            "sbatch-option-refused",
-            f"--{name} cannot be used here: {opts.REFUSED[name]}",
-            "remove it",
-        )
-    if name not in opts.OPTIONS:
-        close = difflib.get_close_matches(name, opts.OPTIONS, n=1, cutoff=0.6)
-        fail(
-            "unknown-sbatch-option",
-            f"--{name} is not an sbatch option (Slurm 22.05)",
-            f"did you mean --{close[0]}?" if close else "see `sbatch --help` for the options",
-        )
-    kind_of = opts.OPTIONS[name][1]
-    if kind_of == "none" and has_value:
-        fail("invalid-sbatch-arg", f"--{name} takes no value", f"write --{name}")
-    if kind_of == "required" and not arg:
-        fail("invalid-sbatch-arg", f"--{name} needs a value", f"write --{name}=VALUE")
-    bad = _UNREADABLE.search(arg)
-    if bad is not None:
-        fail(
-            "invalid-sbatch-arg",
-            f"the value of --{name} contains {bad.group()!r}: sbatch splits #SBATCH lines at "
-            "whitespace, removes quotes and ends them at '#'",
-            "write a value without spaces, quotes or '#'",
-        )
-    return text
-
-
-def _field(owner: str) -> str:
-    return owner if "." in owner else f"slurm.{owner}"
-
-
-SbatchArg = Annotated[str, BeforeValidator(_sbatch_arg), WithJsonSchema(_ARG_SCHEMA)]
-
-
-def option_name(arg: str) -> str:
-    """``--gres=gpu:8`` -> ``gres``."""
-    return arg.partition("=")[0][2:]

@@ -1,4 +1,5 @@
-"""sbatch's own long options (Slurm 22.05), and which of them ``sbatch_args`` may carry.
+"""sbatch's own long options (Slurm 22.05), which of them ``sbatch_args`` may carry, and
+the check of each ``sbatch_args`` entry.
 
 The table is checked against the installed ``sbatch`` (``--help``, ``--usage`` and its
 option parser) by tests/config/test_sbatch_options.py. ``arg`` says whether the option
@@ -8,7 +9,13 @@ takes a value: ``none`` (``--hold``), ``required`` (``--comment=TEXT``) or ``opt
 
 from __future__ import annotations
 
-from typing import Literal
+import difflib
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, WithJsonSchema
+
+from automodel_launch.config.types import fail, not_text, show
 
 Arg = Literal["none", "required", "optional"]
 
@@ -177,3 +184,88 @@ GPU_REQUESTS = frozenset({"gpus", "gpus-per-task", "gpus-per-socket"})
 """Options that request GPUs in another way than gpus_per_node (``--gres=gpu:N`` too)."""
 
 SHORT: dict[str, str] = {short: name for name, (short, _) in OPTIONS.items() if short}
+
+
+_UNREADABLE = re.compile(r"""[^\x21-\x7e]|["'#]""")
+"""What sbatch splits at, strips, or ends the line at, on an ``#SBATCH`` line, and
+anything that is not printable ASCII."""
+
+
+# --------------------------------------------------------------------------- sbatch_args
+_ARG_SCHEMA = {
+    "type": "string",
+    "pattern": r"^--[a-z][a-z-]*(=[!%&(-~]+)?$",
+    "patternErrorMessage": "--option or --option=value: printable ASCII without spaces, "
+    "quotes, '#' or '$'",
+}
+
+
+def _sbatch_arg(value: Any) -> str:
+    if not isinstance(value, str):
+        not_text("an sbatch argument", value, "invalid-sbatch-arg")
+    text = value
+    name, has_value, arg = text.partition("=")
+    if not name.startswith("--"):
+        long = SHORT.get(name[1:2] if name.startswith("-") else "")
+        fix = "write --option=value, as on an #SBATCH line"
+        if long in OWNED:
+            fix = f"-{name[1:2]} is --{long}: use {_field(OWNED[long])}"
+        elif long is not None:
+            fix = f"write it long: --{long}" + ("" if OPTIONS[long][1] == "none" else "=VALUE")
+        fail("invalid-sbatch-arg", f"{show(text)} is not an sbatch --option", fix)
+    name = name[2:]
+    if " " in name or "\t" in name:
+        fail(
+            "invalid-sbatch-arg",
+            f"{show(text)} separates option and value with a space",
+            f"write --{name.split()[0]}=VALUE",
+        )
+    if name in OWNED:
+        where = _field(OWNED[name])
+        fail("sbatch-option-has-field", f"--{name} is set by the field {where}", f"use {where}")
+    if name in REFUSED:
+        fail(
+            "sbatch-option-refused",
+            f"--{name} cannot be used here: {REFUSED[name]}",
+            "remove it",
+        )
+    if name not in OPTIONS:
+        close = difflib.get_close_matches(name, OPTIONS, n=1, cutoff=0.6)
+        fail(
+            "unknown-sbatch-option",
+            f"--{name} is not an sbatch option (Slurm 22.05)",
+            f"did you mean --{close[0]}?" if close else "see `sbatch --help` for the options",
+        )
+    kind_of = OPTIONS[name][1]
+    if kind_of == "none" and has_value:
+        fail("invalid-sbatch-arg", f"--{name} takes no value", f"write --{name}")
+    if kind_of == "required" and not arg:
+        fail("invalid-sbatch-arg", f"--{name} needs a value", f"write --{name}=VALUE")
+    if "$" in arg:
+        fail(
+            "invalid-sbatch-arg",
+            f"the value of --{name} holds '$': sbatch reads #SBATCH lines as written, so no "
+            "variable is expanded there",
+            "write the value itself",
+        )
+    bad = _UNREADABLE.search(arg)
+    if bad is not None:
+        fail(
+            "invalid-sbatch-arg",
+            f"the value of --{name} contains {bad.group()!r}: sbatch splits #SBATCH lines at "
+            "whitespace, removes quotes and ends them at '#' (values are printable ASCII)",
+            "write a value without spaces, quotes or '#'",
+        )
+    return text
+
+
+def _field(owner: str) -> str:
+    return owner if "." in owner else f"slurm.{owner}"
+
+
+SbatchArg = Annotated[str, BeforeValidator(_sbatch_arg), WithJsonSchema(_ARG_SCHEMA)]
+
+
+def option_name(arg: str) -> str:
+    """``--gres=gpu:8`` -> ``gres``."""
+    return arg.partition("=")[0][2:]

@@ -16,12 +16,10 @@ from automodel_launch.config.sbatch import (
     MailTypes,
     MailUser,
     MemorySize,
-    SbatchArg,
     SetupLines,
     ShellText,
-    option_name,
 )
-from automodel_launch.config.sbatch_options import GPU_REQUESTS
+from automodel_launch.config.sbatch_options import GPU_REQUESTS, SbatchArg, option_name
 from automodel_launch.config.types import (
     EnvVars,
     Port,
@@ -101,7 +99,8 @@ class SlurmConfig(StrictSection):
         ge=0,
         description="GPUs to request per node (`#SBATCH --gpus-per-node=N`); ntasks_per_node may "
         "not exceed it. null (the default) asks for whole nodes instead (`#SBATCH --exclusive`, "
-        "which gives the job every GPU of its nodes) unless `exclusive: false`. 0 is a CPU job.",
+        "which gives the job every GPU of its nodes; the ranks are handed the node's GPUs) "
+        "unless `exclusive: false`. 0 is a CPU job.",
     )
     time: SlurmTimeText = Field(
         default="04:00:00",
@@ -136,7 +135,8 @@ class SlurmConfig(StrictSection):
     mem: MemorySize | None = Field(
         default=None,
         description="Memory per node (`#SBATCH --mem`): a number with an optional unit K, M, "
-        "G, T (megabytes without one). `0` asks for all the memory of each node.",
+        "G, T (megabytes without one). `0` asks for all the memory of each node (an exclusive "
+        "job gets only the memory it asks for).",
         examples=["64G", "0"],
     )
     cpus_per_task: int | None = Field(
@@ -167,8 +167,8 @@ class SlurmConfig(StrictSection):
     )
     chdir: ChdirPath | None = Field(
         default=None,
-        description="Working directory of the job (`#SBATCH --chdir`); relative to the "
-        "directory you submit from. AutoModel's own key.",
+        description="Working directory of the job (`#SBATCH --chdir`), an absolute path. "
+        "Default: where sbatch runs (the job directory with `submit`). AutoModel's own key.",
     )
     setup: SetupLines = Field(
         default_factory=list,

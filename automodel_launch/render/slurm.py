@@ -22,6 +22,9 @@ from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_wo
 AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
 FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
 """``sed -n 1p`` reads the whole list: ``head -n1`` can end scontrol with SIGPIPE under pipefail."""
+STEP_GPUS = '${SLURM_GPUS_ON_NODE:+"--gpus-per-node=$SLURM_GPUS_ON_NODE"}'
+"""An exclusive job holds every GPU of its nodes, but a step gets none of those it did
+not ask for (srun(1), seen on Slurm 22.05): ask for the node's GPUs where it has any."""
 PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
 """Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
 
@@ -137,6 +140,8 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
             "--container-mounts=" + word(mounts),
             "--no-container-mount-home",
         ]
+    if cfg.gpus_per_node is None and cfg.whole_nodes and not cfg.gpus_requested_by_args:
+        srun.append(STEP_GPUS)
     srun.append(PER_NODE_ADDRESS)
     if cfg.nsys_enabled:
         srun += [

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from automodel_launch.config import slurm_time
 from automodel_launch.config.mounts import same_path
-from automodel_launch.config.sbatch import option_name
+from automodel_launch.config.sbatch_options import option_name
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector
 

@@ -7,7 +7,11 @@ column, message and fix; the spellings sbatch accepts produce nothing.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from automodel_launch.config import sbatch_options as opts
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.loading import load_text
 from automodel_launch.settings import Settings
@@ -43,7 +47,6 @@ def one(validate: Validate, line: str) -> tuple[str, str, str | None]:
         "dependency: after:12+30?afternotok:13_4",
         "dependency: singleton",
         "chdir: /lustre/work",
-        "chdir: relative/dir",
         "setup: module load cuda",
         "setup: [module load cuda, source venv/bin/activate]",
         'command: ""',
@@ -115,6 +118,13 @@ def test_values_are_stored_as_sbatch_reads_them() -> None:
         ),
         ("chdir: /a b", "invalid-chdir", None, None),
         (
+            "chdir: work",
+            "invalid-chdir",
+            "chdir 'work' is relative: sbatch would read it from "
+            "the job directory, where `submit` runs it",
+            "write the full path",
+        ),
+        (
             "setup: [module load x, 3]",
             "wrong-type",
             "a setup line must be text, not a number",
@@ -157,6 +167,9 @@ def test_values_sbatch_would_refuse_or_misread(
         ("--comment='my run'", "invalid-sbatch-arg", None,
          "write a value without spaces, quotes or '#'"),
         ("--comment=a#b", "invalid-sbatch-arg", None, None),
+        ("--comment=${RUN}", "invalid-sbatch-arg", "the value of --comment holds '$': sbatch "
+         "reads #SBATCH lines as written, so no variable is expanded there",
+         "write the value itself"),
         ("--hold=yes", "invalid-sbatch-arg", "--hold takes no value", "write --hold"),
         ("--comment", "invalid-sbatch-arg", "--comment needs a value", "write --comment=VALUE"),
     ],
@@ -221,6 +234,17 @@ def test_mail_user_without_mail_type_warns(validate: Validate) -> None:
     assert diags[0].hint == "add mail_type: FAIL (or END, ALL...)"
 
 
+def test_shell_text_is_the_shells_to_expand() -> None:
+    text = (
+        "slurm:\n  gpus_per_node: 8\n  setup: export X=$(hostname) Y=${SLURM_JOB_ID:-1}\n"
+        "  command: echo `hostname` $WORLD_SIZE ${MASTER_ADDR} ${UNSET_HERE}\n"
+    )
+    loaded = load_text(text, "config.yaml").loaded
+    assert loaded is not None
+    report = validate_loaded(loaded, Settings(check_paths=False, check_env=True))
+    assert brief(report.diagnostics) == ["4:12 warning[command-replaces-torchrun] slurm.command"]
+
+
 def test_memory_set_twice_is_refused_as_sbatch_would(validate: Validate) -> None:
     text = "slurm:\n  gpus_per_node: 8\n  mem: 64G\n  sbatch_args: [--mem-per-gpu=8G]\n"
     diags = validate(text)
@@ -251,3 +275,22 @@ def test_a_missing_repo_root_is_a_host_check() -> None:
     text = "slurm:\n  gpus_per_node: 8\n  repo_root: /nonexistent/Automodel\n"
     assert host_check(text) == ["3:14 error[path-missing] slurm.repo_root"]
     assert host_check(text + "  nemo_mount: /tmp:/nonexistent\n") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(opts.OPTIONS)),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+)
+def test_an_accepted_sbatch_arg_is_one_word_sbatch_reads_as_written(name: str, value: str) -> None:
+    """Whatever the value: refused with a code, or free of what sbatch splits, strips,
+    ends a line at, or leaves unexpanded."""
+    arg = f"--{name}={value}"
+    try:
+        SlurmConfig.model_validate({"sbatch_args": [arg]})
+    except ValidationError as exc:
+        assert exc.errors()[0]["type"] in {
+            "invalid-sbatch-arg", "sbatch-option-has-field", "sbatch-option-refused"
+        }  # fmt: skip
+        return
+    assert all("!" <= c <= "~" and c not in "\"'#$" for c in value), arg

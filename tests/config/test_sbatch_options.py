@@ -41,9 +41,7 @@ def run(environ: dict[str, str], *args: str) -> str:
 
 
 def test_sbatch_is_the_version_the_table_describes(sbatch: dict[str, str]) -> None:
-    assert run(sbatch, "--version").startswith("slurm-wlm 22.05") or run(
-        sbatch, "--version"
-    ).startswith("slurm 22.05")
+    assert re.match(r"slurm(-wlm)? 22\.05\.", run(sbatch, "--version"))
 
 
 def test_every_option_sbatch_lists_is_in_the_table(sbatch: dict[str, str]) -> None:

@@ -61,7 +61,9 @@ names = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True).filter(
 )
 
 
-def _run(script: str, tmp: Path) -> tuple[list[str], dict[str, str]]:
+def _run(
+    script: str, tmp: Path, extra: dict[str, str] | None = None
+) -> tuple[list[str], dict[str, str]]:
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
     for name, body in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL)):
@@ -74,6 +76,7 @@ def _run(script: str, tmp: Path) -> tuple[list[str], dict[str, str]]:
         "RECORD": str(tmp),
         "SLURM_JOB_ID": "4242",
         "SLURM_JOB_NODELIST": "node[1-2]",
+        **(extra or {}),
     }
     subprocess.run(["bash", str(tmp / "job.sbatch")], env=environ, check=True, cwd=tmp, timeout=20)
     argv = (tmp / "argv").read_bytes().decode().split("\0")[:-1]
@@ -228,3 +231,18 @@ def test_setup_command_repo_root_and_options_stay_what_they_are(
         assert (tmp / ".cache" / "huggingface").is_dir()
     else:
         assert not any(a.startswith("--container") for a in argv)
+
+
+def test_whole_nodes_hand_the_nodes_gpus_to_the_ranks(tmp_path: Path) -> None:
+    """An exclusive job holds every GPU of its nodes, but its srun step gets none it did not
+    ask for (seen on Slurm 22.05 with GRES): the step asks for the node's GPUs, if any."""
+    spec = JobSpec(entry=Entry(("train.py",), ()), job_dir=str(tmp_path), source="c.yaml")
+    whole = LaunchDocument.model_validate({"slurm": {"container_image": None}})
+    argv, _ = _run(render_sbatch(whole, spec), tmp_path, {"SLURM_GPUS_ON_NODE": "4"})
+    assert "--gpus-per-node=4" in argv
+    argv, _ = _run(render_sbatch(whole, spec), tmp_path)
+    assert not any(a.startswith("--gpus") for a in argv)
+    for fields in ({"gpus_per_node": 8}, {"gpus_per_node": 0, "exclusive": True}):
+        counted = LaunchDocument.model_validate({"slurm": {"container_image": None, **fields}})
+        argv, _ = _run(render_sbatch(counted, spec), tmp_path, {"SLURM_GPUS_ON_NODE": "4"})
+        assert not any(a.startswith("--gpus") for a in argv), fields
