@@ -296,6 +296,26 @@ def test_no_controller_is_a_clear_error(slurm_cluster: Cluster, tmp_path: Path) 
     )
 
 
+def test_no_configuration_is_a_clear_error_after_the_timeout(
+    slurm_cluster: Cluster, tmp_path: Path
+) -> None:
+    # Slurm's clients retry a missing slurm.conf for a minute; preflight waits 5 s
+    path = write(tmp_path, "ok", 'slurm:\n  time: "00:30:00"\n' + BARE)
+    missing = tmp_path / "no" / "slurm.conf"
+    started = time.monotonic()
+    done = cli(
+        slurm_cluster, "validate", "--cluster", str(path), cwd=tmp_path,
+        env={"SLURM_CONF": str(missing)},
+    )  # fmt: skip
+    assert time.monotonic() - started < 15
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: --cluster: Slurm is not configured on this host (scontrol: error: "
+        f"s_p_parse_file: cannot stat file {missing}: No such file or directory, retrying in "
+        "1sec up to 60sec)\n"
+    )
+
+
 @pytest.fixture
 def silent_controller() -> Iterator[int]:
     """A port that accepts connections and never answers: a hung slurmctld."""
