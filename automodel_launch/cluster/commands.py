@@ -37,9 +37,10 @@ class Answer:
 
     @property
     def said(self) -> str:
-        """What the command said about a failure: its first line of stderr (or stdout)."""
-        text = self.stderr.strip() or self.stdout.strip()
-        return text.splitlines()[0] if text else f"exit status {self.returncode}"
+        """What the command said about a failure: its ``fatal:`` line, else its first line."""
+        lines = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        fatal = [line for line in lines if "fatal:" in line]
+        return (fatal or lines or [f"exit status {self.returncode}"])[-1 if fatal else 0]
 
 
 def run(

@@ -73,6 +73,13 @@ class Cluster:
     def accounting(self) -> bool:
         return self.config.get("AccountingStorageType", "") == "accounting_storage/slurmdbd"
 
+    def enforces(self, what: str) -> bool:
+        """``AccountingStorageEnforce`` makes sbatch check ``associations`` or ``qos``
+        (``limits``, ``qos``, ``safe`` and ``wckeys`` each imply associations)."""
+        words = set(self.config.get("AccountingStorageEnforce", "").lower().split(","))
+        implied = {"associations": {"associations", "limits", "qos", "safe", "wckeys"}}
+        return self.accounting and bool(words & implied.get(what, {what}))
+
     @property
     def enforces_limits(self) -> bool:
         """``EnforcePartLimits`` other than NO: sbatch refuses a job over the limits."""

@@ -1,8 +1,7 @@
 """Preflight of validated reports against the live cluster.
 
-:func:`check_report` adds the cluster's findings to one file's report;
-:class:`Preflight` holds what is read once per run (the reader, and whether the
-"not checked" notes were already given).
+:class:`Preflight` adds the cluster's findings to each file's report, as diagnostics at
+the fields' lines; its reader asks the cluster once for the whole run.
 """
 
 from __future__ import annotations
@@ -13,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.cluster import rules
+from automodel_launch.cluster import access, resources, rules
 from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.cluster.model import Cluster
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import sort_key
@@ -22,6 +22,17 @@ from automodel_launch.results import FileReport
 
 ScriptOf = Callable[[FileReport, Path], str | None]
 """Renders a report's SBATCH script for a job directory (None: it cannot be rendered)."""
+
+
+REFUSALS = {
+    "Invalid feature specification": "constraint",
+    "reservation": "reservation",
+    "Invalid qos": "qos",
+    "Invalid account": "account",
+    "invalid partition": "partition",
+    "Invalid dependency": "dependency",
+}
+"""Words of sbatch's refusal -> the field it is about (else it is reported at ``slurm:``)."""
 
 
 @dataclass
@@ -61,20 +72,38 @@ class Preflight:
             rules.check_state(job, cluster, partition)
             rules.check_time(job, cluster, partition)
             rules.check_nodes(job, cluster, partition)
-            rules.check_gpus(job, cluster, partition)
-        if not rules.check_account(job, cluster, self.reader.associations()):
+            resources.check_gpus(job, cluster, partition)
+            resources.check_cpus(job, cluster, partition)
+            resources.check_mem(job, cluster, partition)
+        self._associations(job, cluster, partition.name if partition is not None else None)
+        if job.cfg.container_image is not None:
+            access.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
+
+    def _associations(self, job: rules.Job, cluster: Cluster, partition: str | None) -> None:
+        """Account and qos against sacctmgr's associations where Slurm enforces them;
+        else one note that they were not checked, and why."""
+        account, qos = job.cfg.account, job.cfg.qos
+        if account is None and qos is None:
+            return
+        enforce = cluster.config.get("AccountingStorageEnforce", "?")
+        if not cluster.accounting:
             why = (
-                "sacctmgr did not list your associations"
-                if cluster.accounting
-                else "the cluster keeps no accounting (AccountingStorageType="
+                "the cluster keeps no accounting (AccountingStorageType="
                 f"{cluster.config.get('AccountingStorageType', '?')}), so Slurm accepts any"
             )
-            job.add(
-                "associations-not-checked", "account",
-                f"account '{job.cfg.account}' was not checked: {why}",
-            )  # fmt: skip
-        if job.cfg.container_image is not None:
-            rules.check_container(job, self.reader.pyxis(), self.reader.enroot_version())
+        elif not cluster.enforces("associations"):
+            why = f"Slurm does not enforce associations here (AccountingStorageEnforce={enforce})"
+        else:
+            associations = self.reader.associations()
+            if associations is not None:
+                access.check_associations(job, associations, partition, qos=cluster.enforces("qos"))
+                return
+            why = "sacctmgr did not list your associations"
+        named = [f"{n} '{v}'" for n, v in (("account", account), ("qos", qos)) if v]
+        job.add(
+            "associations-not-checked", "account" if account else "qos",
+            f"{' and '.join(named)} {'were' if len(named) > 1 else 'was'} not checked: {why}",
+        )  # fmt: skip
 
     def _test_only(self, job: rules.Job, report: FileReport, script_of: ScriptOf) -> None:
         with tempfile.TemporaryDirectory(prefix="automodel-launch-preflight-") as tmp:
@@ -85,11 +114,11 @@ class Preflight:
             answer = self.reader.test_only("job.sbatch", tmp)
         said = test_only_answer(answer.stderr or answer.stdout)
         if answer.returncode != 0:
-            job.sink.add(
-                "sbatch-refused", rules.SECTION, f"sbatch --test-only refused the job: {said}",
-                "the message is Slurm's own; check nodes, GPUs, CPUs and memory against "
-                "`sinfo -o '%P %D %c %m %G'`",
-                at_key=True,
+            about = next((f for text, f in REFUSALS.items() if text in said), "")
+            job.add(
+                "sbatch-refused", about, f"sbatch --test-only refused the job: {said}",
+                "the message is Slurm's own; compare the request with `sinfo -o '%P %D %c %m "
+                "%G %f'` and `scontrol show reservation`",
             )  # fmt: skip
         else:
             message = f"sbatch --test-only: {said}"

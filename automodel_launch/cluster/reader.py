@@ -45,10 +45,11 @@ class ClusterReader:
         if find("scontrol", self.environ) is None:
             raise NoSlurm(f"no Slurm on this host: scontrol is not on PATH; {NO_SLURM_HINT}")
         self._ping()
-        partitions = self._ask("scontrol", "show", "partition", "-o")
+        # --all: hidden partitions too; a job may name one, and it is no "unknown partition"
+        partitions = self._ask("scontrol", "--all", "show", "partition", "-o")
         if partitions.returncode != 0:
             raise NoSlurm(f"scontrol show partition failed: {partitions.said}")
-        nodes = self._ask("scontrol", "show", "node", "-o")
+        nodes = self._ask("scontrol", "--all", "show", "node", "-o")
         config = self._ask("scontrol", "show", "config")
         return Cluster(
             partitions=parse.partitions(partitions.stdout),

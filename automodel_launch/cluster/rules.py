@@ -1,4 +1,7 @@
-"""Preflight rules: the job as the cluster will see it, one diagnostic per finding.
+"""Preflight rules on the partition: exists and is UP, time and node limits.
+
+The other rules (:mod:`.resources`, :mod:`.access`) share :class:`Job` and the wording
+helpers here.
 
 Each finding points at the field concerned (or at ``slurm:`` when the field is absent
 and its default is what the cluster would get), says what Slurm will do with the job,
@@ -148,109 +151,3 @@ def check_nodes(job: Job, cluster: Cluster, partition: Partition) -> None:
         f"{said}: {pending(cluster, 'PartitionNodeLimit')}",
         f"set nodes: {most} or less, or choose a partition with more nodes",
     )  # fmt: skip
-
-
-def check_gpus(job: Job, cluster: Cluster, partition: Partition) -> None:
-    """GPUs asked per node against the gpu GRES of the partition's nodes.
-
-    ``gpus_per_node: null`` renders ``--exclusive``: whole nodes, all their GPUs, one
-    rank per GPU; ``0`` is a CPU job.
-    """
-    gpus = [node.gpus for node in cluster.nodes_of(partition)]
-    if not gpus:
-        return
-    most = max(gpus)
-    name = describe(partition, job)
-    asked = job.cfg.gpus_per_node
-    if asked == 0:
-        return
-    if asked is not None:
-        enough = sum(g >= asked for g in gpus)
-        if enough >= job.cfg.nodes:
-            return
-        job.add(
-            "gpus-over-node-gres", "gpus_per_node",
-            f"gpus_per_node: {asked} on {job.cfg.nodes} node(s), but "
-            + (f"only {enough} node(s) of {name} have {asked} GPUs" if enough else
-               f"the nodes of {name} have at most {most} GPUs")
-            + ": the job can never start",
-            f"set gpus_per_node: {most} or less, or choose a partition with larger GPU nodes",
-        )  # fmt: skip
-        return
-    ranks = job.cfg.ntasks_per_node
-    if most == 0:
-        job.add(
-            "no-gpus-on-partition", "ntasks_per_node",
-            f"the nodes of {name} have no GPUs (no gpu GRES): the {ranks} rank(s) per node "
-            "run without one",
-            "choose a GPU partition, or set gpus_per_node: 0 for a CPU job",
-        )  # fmt: skip
-    elif ranks > most:
-        job.add(
-            "gpus-over-node-gres", "ntasks_per_node",
-            f"ntasks_per_node: {ranks} ranks, one GPU each, but the nodes of {name} have at "
-            f"most {most} GPUs (gpus_per_node is null: whole nodes)",
-            f"set ntasks_per_node: {most} or less",
-        )  # fmt: skip
-
-
-def check_account(job: Job, cluster: Cluster, associations: list[Any] | None) -> bool:
-    """Account against the user's associations; False when they could not be checked."""
-    account = job.cfg.account
-    if account is None:
-        return True
-    if associations is None:
-        return False
-    accounts = sorted({a.account for a in associations})
-    if account not in accounts:
-        close = difflib.get_close_matches(account, accounts, n=1, cutoff=0.5)
-        job.add(
-            "unknown-account", "account",
-            f"you have no association with account '{account}': sbatch refuses the job",
-            f"did you mean '{close[0]}'?" if close else
-            ("your accounts: " + ", ".join(accounts) if accounts else "ask for an association"),
-        )  # fmt: skip
-    return True
-
-
-def check_container(job: Job, pyxis: bool | None, enroot: tuple[int, ...] | None) -> None:
-    image = job.cfg.container_image
-    if image is None:
-        return
-    if pyxis is False:
-        said = (
-            "container_image is set"
-            if "container_image" in job.written
-            else f"container_image is not set, so the job uses {image} (the default)"
-        )
-        job.add(
-            "no-pyxis", "container_image",
-            f"{said}, but the cluster has no pyxis (srun --help has no --container-image): "
-            "srun stops the job with 'unrecognized option'",
-            "set container_image: null to run on the nodes without a container",
-        )  # fmt: skip
-        return
-    if enroot is not None and enroot < (4,) and reads_as_docker_hub(image):
-        registry, _, rest = image.partition("/")
-        job.add(
-            "image-read-as-docker-hub", "container_image",
-            f"enroot {'.'.join(map(str, enroot))} reads '{image}' as the Docker Hub image "
-            f"'{image.split(':')[0]}' (401 Unauthorized from registry-1.docker.io) unless its "
-            f"credentials file names {registry}",
-            f"write {registry}#{rest}",
-        )  # fmt: skip
-
-
-def reads_as_docker_hub(image: str) -> bool:
-    """``nvcr.io/nvidia/nemo:dev``: a registry host written with ``/``, not enroot's ``#``.
-
-    enroot 3 takes the registry only from ``REGISTRY#``; enroot 4 also reads Docker's
-    form (a first component with ``.`` or ``:`` is a registry). A path is a squashfs file.
-    """
-    if "#" in image or image.startswith(("/", ".", "~")) or image.endswith(".sqsh"):
-        return False
-    user_and_first = image.split("/", 1)
-    if len(user_and_first) < 2:
-        return False
-    first = user_and_first[0].rpartition("@")[2]
-    return "." in first or ":" in first or first == "localhost"

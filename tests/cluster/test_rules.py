@@ -7,10 +7,11 @@ the one the integration tests start, read from its captured answers instead of a
 from __future__ import annotations
 
 from automodel_launch.cluster import parse
+from automodel_launch.cluster.access import reads_as_docker_hub
 from automodel_launch.cluster.model import Association, Cluster
 from automodel_launch.cluster.preflight import Preflight
 from automodel_launch.cluster.reader import ClusterReader
-from automodel_launch.cluster.rules import reads_as_docker_hub
+from automodel_launch.cluster.resources import megabytes
 from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
@@ -18,6 +19,10 @@ from tests.cluster.test_parse import captured
 from tests.conftest import offline_settings
 
 BARE = "  container_image: null\n"
+ENFORCED = {
+    "AccountingStorageType": "accounting_storage/slurmdbd",
+    "AccountingStorageEnforce": "associations,limits,qos",
+}
 
 
 def the_cluster(**changes: object) -> Cluster:
@@ -135,6 +140,10 @@ def test_gpus_per_node_over_the_gres_of_the_nodes() -> None:
         "gpus_per_node: 8 on 1 node(s), but the nodes of the cluster's default partition "
         "'batch' have at most 4 GPUs: the job can never start"
     )
+    assert d.hint == (
+        "set gpus_per_node: 4 or less (and ntasks_per_node with it), or choose a partition "
+        "with larger GPU nodes"
+    )
 
 
 def test_whole_nodes_fit_one_rank_per_gpu() -> None:
@@ -167,7 +176,7 @@ def test_accounts_without_accounting_are_noted_not_checked() -> None:
 
 def test_accounts_against_associations() -> None:
     cluster = the_cluster(
-        config={"AccountingStorageType": "accounting_storage/slurmdbd"},
+        config=ENFORCED,
         associations=[Association("research", "", ("normal",)), Association("ops")],
     )
     assert preflight("slurm:\n  account: research\n  ntasks_per_node: 4\n" + BARE, cluster) == []
@@ -207,3 +216,99 @@ def test_which_images_enroot_3_reads_as_docker_hub() -> None:
     assert not reads_as_docker_hub("nvidia/cuda:12.4.0-base")
     assert not reads_as_docker_hub("ubuntu:24.04")
     assert not reads_as_docker_hub("/images/nemo.sqsh")
+
+
+def test_cpus_per_task_over_the_cpus_of_the_nodes() -> None:
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  cpus_per_task: 16\n" + BARE)
+    assert (d.code, d.line, d.path) == ("cpus-over-node", 3, "slurm.cpus_per_task")
+    assert d.message == (
+        "cpus_per_task: 16 (one task per node) is more than the CPUs of the 2 node(s) of the "
+        "cluster's default partition 'batch': sbatch refuses the job (CPU count per node can "
+        "not be satisfied)"
+    )
+    assert preflight("slurm:\n  ntasks_per_node: 4\n  cpus_per_task: 8\n" + BARE) == []
+
+
+def test_mem_over_the_memory_of_the_nodes() -> None:
+    # the captured nodes have RealMemory=12052 (MB)
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  mem: 12G\n" + BARE)
+    assert (d.code, d.line, d.path) == ("mem-over-node", 3, "slurm.mem")
+    assert d.message.startswith("mem: 12G (12288M per node) is more than the memory of the 2 ")
+    assert d.hint == "set mem: 12052M or less, or mem: 0 for all the memory of each node"
+    for fits in ("11G", "12052", "0"):
+        assert preflight(f"slurm:\n  ntasks_per_node: 4\n  mem: '{fits}'\n" + BARE) == [], fits
+
+
+def test_megabytes() -> None:
+    assert [megabytes(s) for s in ("64G", "512", "2048K", "1T", "0", None)] == [
+        65536, 512, 2, 1048576, None, None,
+    ]  # fmt: skip
+
+
+def test_qos_against_associations() -> None:
+    cluster = the_cluster(
+        config=ENFORCED,
+        associations=[Association("research", "", ("normal", "high"))],
+    )
+    text = "slurm:\n  account: research\n  qos: hihg\n  ntasks_per_node: 4\n" + BARE
+    [d] = preflight(text, cluster)
+    assert (d.code, d.line, d.hint) == ("unknown-qos", 3, "did you mean 'high'?")
+    assert d.message == (
+        "your associations under account 'research' do not allow qos 'hihg': sbatch refuses the job"
+    )
+    assert preflight(text.replace("hihg", "high"), cluster) == []
+
+
+def test_account_and_qos_without_accounting_are_one_note() -> None:
+    [d] = preflight("slurm:\n  qos: high\n  account: research\n  ntasks_per_node: 4\n" + BARE)
+    assert (d.code, d.severity.value, d.line, d.path) == (
+        "associations-not-checked", "note", 3, "slurm.account",
+    )  # fmt: skip
+    assert d.message.startswith("account 'research' and qos 'high' were not checked: ")
+    [d] = preflight("slurm:\n  qos: high\n  ntasks_per_node: 4\n" + BARE)
+    assert (d.line, d.path) == (2, "slurm.qos")
+    assert d.message.startswith("qos 'high' was not checked: ")
+
+
+def test_ranks_are_not_counted_against_gpus_on_shared_nodes() -> None:
+    # exclusive: false with gpus_per_node: null asks for no GPU at all; GPUs asked for
+    # in sbatch_args are not ours to count either
+    assert preflight("slurm:\n  ntasks_per_node: 8\n  exclusive: false\n" + BARE) == []
+    text = "slurm:\n  ntasks_per_node: 8\n  sbatch_args: ['--gres=gpu:8']\n" + BARE
+    assert preflight(text) == []
+
+
+def test_an_association_on_another_partition() -> None:
+    cluster = the_cluster(
+        config=ENFORCED,
+        associations=[Association("research", "debug", ("normal",))],
+    )
+    text = "slurm:\n  account: research\n  ntasks_per_node: 4\n  time: '00:20:00'\n" + BARE
+    [d] = preflight(text, cluster)
+    assert (d.code, d.line) == ("unknown-account", 2)
+    assert d.message == (
+        "your association with account 'research' holds on partition(s) debug, not on "
+        "'batch': sbatch refuses the job"
+    )
+    assert preflight(text.replace("slurm:\n", "slurm:\n  partition: debug\n"), cluster) == []
+
+
+def test_associations_slurm_does_not_enforce_are_noted_not_checked() -> None:
+    lax = {**ENFORCED, "AccountingStorageEnforce": "none"}
+    cluster = the_cluster(config=lax, associations=[Association("ops")])
+    [d] = preflight("slurm:\n  account: research\n  ntasks_per_node: 4\n" + BARE, cluster)
+    assert (d.code, d.severity.value) == ("associations-not-checked", "note")
+    assert d.message == (
+        "account 'research' was not checked: Slurm does not enforce associations here "
+        "(AccountingStorageEnforce=none)"
+    )
+    # associations enforced, qos not: a qos outside the associations is no error
+    lax = {**ENFORCED, "AccountingStorageEnforce": "associations"}
+    cluster = the_cluster(config=lax, associations=[Association("ops", "", ("normal",))])
+    assert (
+        preflight("slurm:\n  account: ops\n  qos: high\n  ntasks_per_node: 4\n" + BARE, cluster)
+        == []
+    )
+    assert the_cluster(config={**ENFORCED, "AccountingStorageEnforce": "safe"}).enforces(
+        "associations"
+    )
