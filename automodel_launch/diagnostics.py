@@ -21,6 +21,9 @@ Loc = tuple[str | int, ...]
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"
+    """Information, not a problem (what ``sbatch --test-only`` estimates): never fails a
+    file, not even with ``--strict``."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,11 @@ class Diagnostic:
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+    @property
+    def is_problem(self) -> bool:
+        """An error or a warning: what ``--strict`` fails on."""
+        return self.severity is not Severity.NOTE
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -166,6 +174,32 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
+    # live preflight against the cluster (validate --cluster, submit)
+    "cluster-unanswered": (Severity.WARNING, "the cluster did not answer in time: not checked"),
+    "unknown-partition": (Severity.ERROR, "a partition the cluster does not have"),
+    "partition-unavailable": (Severity.ERROR, "a partition that is not UP: the job never starts"),
+    "time-over-partition-limit": (Severity.ERROR, "a time limit over the partition's MaxTime"),
+    "nodes-outside-partition-limits": (
+        Severity.ERROR,
+        "more nodes than the partition has or allows, or fewer than its MinNodes",
+    ),
+    "gpus-over-node-gres": (Severity.ERROR, "more GPUs per node than the partition's nodes have"),
+    "no-gpus-on-partition": (Severity.WARNING, "ranks on a partition whose nodes have no GPUs"),
+    "cpus-over-node": (Severity.ERROR, "more CPUs per node than the partition's nodes have"),
+    "mem-over-node": (Severity.ERROR, "more memory per node than the partition's nodes have"),
+    "unknown-account": (Severity.ERROR, "an account the user has no association with"),
+    "unknown-qos": (Severity.ERROR, "a QOS the user's associations do not allow"),
+    "associations-not-checked": (
+        Severity.NOTE,
+        "the cluster keeps no accounting: account and qos were not checked",
+    ),
+    "no-pyxis": (Severity.ERROR, "a container image on a cluster without pyxis"),
+    "image-read-as-docker-hub": (
+        Severity.WARNING,
+        "enroot 3 reads REGISTRY/IMAGE as a Docker Hub image; write REGISTRY#IMAGE",
+    ),
+    "sbatch-refused": (Severity.ERROR, "sbatch --test-only refused the rendered script"),
+    "sbatch-estimate": (Severity.NOTE, "sbatch --test-only's estimate of when the job starts"),
 }
 
 

@@ -56,8 +56,32 @@ def prepare(
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
     report = validate_path(path, settings, purpose="submit" if submitting else "render")
+    if report.failed(settings.strict):
+        return PreparedJob(report)
+    return render_report(
+        report,
+        path,
+        entry=entry,
+        job_dir=job_dir,
+        nproc_per_node=nproc_per_node,
+        environ=environ,
+        submitting=submitting,
+    )
+
+
+def render_report(
+    report: FileReport,
+    path: Path,
+    *,
+    entry: EntryChoice,
+    job_dir: Path | None = None,
+    nproc_per_node: int = 1,
+    environ: Mapping[str, str] | None = None,
+    submitting: bool = False,
+) -> PreparedJob:
+    """Render a validated report (no document: nothing rendered)."""
     document = report.document
-    if document is None or report.loaded is None or report.failed(settings.strict):
+    if document is None or report.loaded is None:
         return PreparedJob(report)
     name = default_job_name(document, entry)
     # resolved once: the directory written is the one the script names (`~/x`, not `./~/x`)

@@ -36,4 +36,4 @@ class FileReport:
         return not any(d.is_error for d in self.diagnostics)
 
     def failed(self, strict: bool) -> bool:
-        return bool(self.diagnostics) if strict else not self.ok
+        return any(d.is_problem for d in self.diagnostics) if strict else not self.ok

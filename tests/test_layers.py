@@ -123,6 +123,20 @@ def test_the_language_server_reuses_the_validator_not_the_cli(path: Path) -> Non
     assert crosses(path, forbidden) == []
 
 
+@pytest.mark.parametrize("path", modules("cluster"), ids=lambda p: p.name)
+def test_preflight_reads_the_cluster_and_reports_nothing_itself(path: Path) -> None:
+    """The cluster room makes diagnostics; the CLI shows them (and renders the script)."""
+    forbidden = (
+        "automodel_launch.cli",
+        "automodel_launch.report",
+        "automodel_launch.render",
+        "automodel_launch.submit",
+        "rich",
+        "typer",
+    )
+    assert crosses(path, forbidden) == []
+
+
 def test_no_other_room_imports_the_language_server() -> None:
     users = [
         str(path.relative_to(PACKAGE))
@@ -130,3 +144,13 @@ def test_no_other_room_imports_the_language_server() -> None:
         if not path.is_relative_to(PACKAGE / "lsp") and crosses(path, ("automodel_launch.lsp",))
     ]
     assert users == ["cli/lsp.py"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    modules("config") + modules("loading") + modules("rules") + modules("validation")
+    + modules("diagnostics") + modules("results") + modules("cli/fast"),
+    ids=str,
+)  # fmt: skip
+def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
+    assert crosses(path, ("automodel_launch.cluster", "automodel_launch.cli.preflight")) == []

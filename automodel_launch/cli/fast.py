@@ -20,6 +20,8 @@ SWITCHES: dict[str, tuple[str, bool]] = {
     "--no-strict": ("strict", False),
 }
 VALUED = {"--format": "format", "-f": "format"}
+TYPER_ONLY = frozenset({"--cluster"})
+"""Options left to the typer command: they ask the cluster, which is never fast."""
 
 
 def parse(args: list[str]) -> tuple[dict[str, Any], list[Path]] | None:

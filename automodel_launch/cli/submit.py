@@ -37,6 +37,13 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),
     ] = None,
+    no_preflight: Annotated[
+        bool,
+        typer.Option(
+            "--no-preflight",
+            help="Do not ask the Slurm cluster about partitions, limits, GPUs and pyxis first.",
+        ),
+    ] = False,
 ) -> None:
     """Submit CONFIG to its launcher: sbatch, SkyPilot, or torchrun on this node."""
     import os
@@ -63,6 +70,10 @@ def command(
     except (JobDirError, EntryError) as exc:
         typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(2) from None
+    if not no_preflight and prepared.document is not None and prepared.document.slurm is not None:
+        from automodel_launch.cli.preflight import preflight_report
+
+        preflight_report(prepared.report)
     report_problems(prepared.report, settings)
     assert prepared.document is not None and prepared.job_dir is not None
     try:

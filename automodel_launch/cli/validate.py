@@ -29,6 +29,14 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--strict/--no-strict", help="Fail on warnings too."),
     ] = None,
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster",
+            help="Also ask the live Slurm cluster (partitions, limits, GPUs, pyxis, "
+            "sbatch --test-only) about every slurm: config.",
+        ),
+    ] = False,
 ) -> None:
     """Check launcher configs; report every problem in every file at once."""
     from automodel_launch.cli.common import load_settings
@@ -39,5 +47,9 @@ def command(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
     reports = validate_paths(files, settings)
+    if cluster:
+        from automodel_launch.cli.preflight import preflight_reports
+
+        preflight_reports(reports)
     write_report(reports, settings.format, sys.stdout, strict=settings.strict)
     raise typer.Exit(1 if any(r.failed(settings.strict) for r in reports) else 0)

@@ -18,13 +18,17 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+_COMMANDS = {"error": "error", "warning": "warning", "note": "notice"}
+"""GitHub's workflow command for each severity (a note is a ``::notice``)."""
+
+
 def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
             where = f"{d.path}: " if d.path else ""
             hint = f" (hint: {d.hint})" if d.hint else ""
             stream.write(
-                f"::{d.severity.value} file={_property(report.path)},line={d.line},"
+                f"::{_COMMANDS[d.severity.value]} file={_property(report.path)},line={d.line},"
                 f"col={d.column},title={_property('automodel-launch ' + d.code)}::"
                 f"{_data(where + d.message + hint)}\n"
             )

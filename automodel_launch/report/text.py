@@ -22,7 +22,7 @@ def format_line(path: str, d: Diagnostic) -> str:
 
 def summary(reports: Sequence[FileReport], *, strict: bool) -> str:
     errors = sum(d.is_error for r in reports for d in r.diagnostics)
-    warnings = sum(not d.is_error for r in reports for d in r.diagnostics)
+    warnings = sum(d.is_problem and not d.is_error for r in reports for d in r.diagnostics)
     failed = sum(r.failed(strict) for r in reports)
     files = f"{len(reports)} file{'s' * (len(reports) != 1)}"
     if not errors and not warnings:
@@ -48,7 +48,7 @@ def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) 
     from rich.text import Text
 
     console = Console(file=stream, highlight=False, soft_wrap=True)
-    styles = {"error": "bold red", "warning": "bold yellow"}
+    styles = {"error": "bold red", "warning": "bold yellow", "note": "bold blue"}
     for report in reports:
         for d in report.diagnostics:
             line = Text(f"{report.path}:{d.line}:{d.column}: ", style="bold")

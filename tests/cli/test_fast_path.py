@@ -22,7 +22,7 @@ def _validate_options() -> set[str]:
 
 
 def test_fast_path_knows_every_validate_option() -> None:
-    assert set(fast.SWITCHES) | set(fast.VALUED) == _validate_options()
+    assert set(fast.SWITCHES) | set(fast.VALUED) | fast.TYPER_ONLY == _validate_options()
 
 
 def test_anything_unusual_goes_to_typer() -> None:
@@ -30,6 +30,7 @@ def test_anything_unusual_goes_to_typer() -> None:
     assert fast.parse(["--help"]) is None
     assert fast.parse(["--no-such-option", "a.yaml"]) is None
     assert fast.parse(["--format"]) is None
+    assert fast.parse(["--cluster", "a.yaml"]) is None
     assert fast.parse(["-f", "json", "--strict", "a.yaml", "--", "-b.yaml"]) == (
         {"format": "json", "strict": True},
         [Path("a.yaml"), Path("-b.yaml")],

@@ -47,7 +47,8 @@ def test_a_refused_submission_removes_what_it_wrote(tmp_path: Path) -> None:
     (tmp_path / "slurm.yaml").write_text(SLURM)
     (tmp_path / "jobs").mkdir()
     job = tmp_path / "jobs" / "new" / "run1"
-    done = submit("slurm.yaml", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin")
+    args = ("slurm.yaml", "--no-preflight", "--job-dir", str(job))
+    done = submit(*args, cwd=tmp_path, bin_dir=tmp_path / "bin")
     assert done.returncode == 1
     assert done.stderr == "error: sbatch refused the job: sbatch: error: invalid account\n"
     assert list((tmp_path / "jobs").iterdir()) == []  # "new" was created by submit: gone too

@@ -329,6 +329,28 @@ def test_validate_imports_no_heavy_module(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["files"][0]["path"] == str(recipe)
 
 
+def test_validate_without_cluster_never_reads_the_cluster(tmp_path: Path) -> None:
+    """Preflight adds nothing to validate unless --cluster asks: not even an import."""
+    recipe = write(tmp_path, "slurm.yaml", 'slurm:\n  partition: nosuch\n  time: "01:00:00"\n')
+    script = (
+        "import sys\n"
+        "from automodel_launch.cli import main\n"
+        f"sys.argv = ['automodel-launch', 'validate', {str(recipe)!r}, '-f', 'json']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "found = sorted(m for m in sys.modules if m.startswith('automodel_launch.cluster')\n"
+        "               or m in ('automodel_launch.cli.preflight', 'subprocess'))\n"
+        "print('CLUSTER', found, file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert "CLUSTER []" in result.stderr, result.stderr
+    assert json.loads(result.stdout)["files"][0]["diagnostics"] == []
+
+
 def test_the_console_script(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / "automodel-launch"
     if not script.exists():

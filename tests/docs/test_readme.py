@@ -30,3 +30,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     command = re.search(r"Run the tests.*?```bash\n([^\n]+)\n```", README, re.S)
     assert command, "the README names no test command"
     assert command.group(1) in Path(ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_preflight_table_names_real_codes() -> None:
+    from automodel_launch.diagnostics import CODES
+
+    section = README.split("## Live preflight", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^\| `([a-z-]+)`", section, re.M))
+    named |= set(re.findall(r"^\| `[a-z-]+`, `([a-z-]+)`", section, re.M))
+    assert len(named) >= 14
+    assert sorted(named - set(CODES)) == []

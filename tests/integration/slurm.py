@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HARNESS = Path(__file__).parent / "harness"
+HARNESS_VARIABLES = ("AUTOMODEL_LAUNCH_SLURM_", "AUTOMODEL_LAUNCH_SLURMD_")
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE", "PREEMPTED"}  # fmt: skip
 
@@ -64,7 +65,8 @@ def start_cluster() -> Cluster | str:
     )
     if started.returncode != 0:
         return "the test Slurm cluster did not start:\n" + started.stderr[-3000:]
-    env = dict(os.environ)
+    # the harness's own AUTOMODEL_LAUNCH_SLURM* variables are no settings of the tool
+    env = {k: v for k, v in os.environ.items() if not k.startswith(HARNESS_VARIABLES)}
     for line in started.stdout.splitlines():
         if line.startswith("export SLURM_CONF="):
             env["SLURM_CONF"] = line.split("=", 1)[1]

@@ -67,3 +67,11 @@ def test_a_real_run() -> None:
 
 def test_nothing_to_say() -> None:
     assert annotate([FileReport("a.yaml")]) == ""
+
+
+def test_a_note_is_a_notice() -> None:
+    note = Diagnostic(Severity.NOTE, "sbatch-estimate", "slurm", 1, 1, "Job 5 to start at X")
+    assert annotate([FileReport("a.yaml", [note])]) == (
+        "::notice file=a.yaml,line=1,col=1,title=automodel-launch sbatch-estimate::"
+        "slurm: Job 5 to start at X\n"
+    )

@@ -114,3 +114,12 @@ def test_a_real_file_and_a_missing_one() -> None:
 def test_non_ascii_survives() -> None:
     report = FileReport("ü.yaml", [Diagnostic(Severity.ERROR, "x", "p", 1, 1, "café ✓", None)])
     assert json.loads(dump([report]))["files"][0]["diagnostics"][0]["message"] == "café ✓"
+
+
+def test_a_note_never_fails_a_file_not_even_strict() -> None:
+    note = Diagnostic(Severity.NOTE, "sbatch-estimate", "slurm", 1, 1, "Job 5 to start at X")
+    report = FileReport("a.yaml", [note])
+    for strict in (False, True):
+        [entry] = as_data([report], strict=strict)["files"]
+        assert entry["ok"] is True
+        assert entry["diagnostics"][0]["severity"] == "note"

@@ -164,3 +164,18 @@ def test_a_duplicated_token_shaped_key_is_never_shown() -> None:
     diags = load_text(f"model:\n  {key}: 1\n  {key}: 2\n", "c.yaml").diagnostics
     assert [(d.code, d.path) for d in diags] == [("duplicate-key", "model.***")]
     assert key not in diags[0].message and "Dup1icat3" not in diags[0].message
+
+
+def test_notes_are_shown_but_not_counted_as_problems() -> None:
+    note = Diagnostic(Severity.NOTE, "sbatch-estimate", "slurm", 1, 1, "Job 5 to start at X")
+    warning = Diagnostic(Severity.WARNING, "nsys-diagnostic-only", "slurm.nsys_enabled", 2, 3, "on")
+    out = io.StringIO()
+    write_text([FileReport("a.yaml", [note, warning])], out, strict=False)
+    assert out.getvalue() == (
+        "a.yaml:1:1: note[sbatch-estimate] slurm: Job 5 to start at X\n"
+        "a.yaml:2:3: warning[nsys-diagnostic-only] slurm.nsys_enabled: on\n"
+        "1 file checked: 0 errors, 1 warning; 0 failed\n"
+    )
+    out = io.StringIO()
+    write_text([FileReport("a.yaml", [note])], out, strict=True)
+    assert out.getvalue().endswith("1 file checked: no problems\n")

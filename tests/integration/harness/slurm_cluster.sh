@@ -3,6 +3,15 @@
 # this one machine, two virtual nodes (node1, node2) on 127.0.0.1, one slurmd
 # each, no systemd, no accounting.
 #
+# Configured as clusters run it: Slurm's default EnforcePartLimits=NO (a job over
+# a partition's limits is accepted and pends forever), four fake GPUs per node
+# (gres/gpu on character devices cloned from /dev/null), and partitions of
+# different limits:
+#   batch  node1,node2  default, MaxTime=INFINITE
+#   debug  node1        MaxTime=00:30:00 DefaultTime=00:10:00 MaxNodes=1
+#   wide   node1,node2  MinNodes=2 MaxTime=02:00:00
+#   maint  node2        State=DOWN
+#
 #   slurm_cluster.sh start   install if missing (root), start, wait until both
 #                            nodes are idle; prints `export SLURM_CONF=...`
 #   slurm_cluster.sh stop    stop only the daemons this script started
@@ -15,6 +24,7 @@ set -euo pipefail
 
 DIR=${AUTOMODEL_LAUNCH_SLURM_DIR:-${TMPDIR:-/tmp}/automodel-launch-slurm}
 CPUS=${AUTOMODEL_LAUNCH_SLURM_CPUS:-8}   # per node; more than the host has is fine
+GPUS=4                                   # fake GPUs (gres/gpu) per node
 NODES=(node1 node2)
 PARTITION='batch'
 CTLD_PORT=${AUTOMODEL_LAUNCH_SLURM_CTLD_PORT:-16917}
@@ -120,8 +130,9 @@ MpiDefault=none
 MailProg=/bin/true
 # the default batch_sched_delay=3 holds every new job back for up to 3 s
 SchedulerParameters=batch_sched_delay=0
-# impossible requests fail at submit time instead of pending forever
-EnforcePartLimits=ALL
+# Slurm's default: a job over a partition's limits is accepted and pends forever
+EnforcePartLimits=NO
+GresTypes=gpu
 # accept node sizes larger than the real hardware
 SlurmdParameters=config_overrides
 ReturnToService=2
@@ -130,10 +141,31 @@ MinJobAge=600
 KillWait=5
 CONF
   for n in "${NODES[@]}"; do
-    echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$port CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem State=UNKNOWN"
+    echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$port CPUs=$CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$CPUS ThreadsPerCore=1 RealMemory=$mem Gres=gpu:$GPUS State=UNKNOWN"
     port=$((port + 1))
   done
   echo "PartitionName=$PARTITION Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+  echo "PartitionName=debug Nodes=node1 MaxTime=00:30:00 DefaultTime=00:10:00 MaxNodes=1 State=UP"
+  echo "PartitionName=wide Nodes=ALL MinNodes=2 MaxTime=02:00:00 State=UP"
+  echo "PartitionName=maint Nodes=node2 MaxTime=INFINITE State=DOWN"
+}
+
+# gres.conf: gres/gpu needs File= character devices; clones of /dev/null stand in
+write_gres_conf() {
+  local i n files=()
+  mkdir -p "$DIR/dev"
+  for i in $(seq 0 $((GPUS - 1))); do
+    if [ ! -c "$DIR/dev/nvidia$i" ]; then
+      [ "$(id -u)" = 0 ] || die "fake GPU devices need mknod, which needs root"
+      mknod "$DIR/dev/nvidia$i" c 1 3 || die "mknod $DIR/dev/nvidia$i failed"
+    fi
+    files+=("$DIR/dev/nvidia$i")
+  done
+  {
+    echo "AutoDetect=off"
+    for n in "${NODES[@]}"; do echo "NodeName=$n Name=gpu File=$(IFS=,; echo "${files[*]}")"; done
+  } >"$DIR/etc/gres.conf"
+  chmod 0644 "$DIR/etc/gres.conf"
 }
 
 all_up() {
@@ -194,6 +226,7 @@ start() {
     mv -f "$new" "$CONF"
     chmod 0755 "$DIR" "$DIR/etc"
     chmod 0644 "$CONF"
+    write_gres_conf
     # fresh state every start: no old jobs, node states or job ids
     rm -rf "$DIR/state" "$DIR/spool"
     mkdir -p "$DIR/state"

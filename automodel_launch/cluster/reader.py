@@ -1,0 +1,125 @@
+"""Read the cluster once per run: each command is asked at most once, when first needed."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from automodel_launch.cluster import parse
+from automodel_launch.cluster.commands import TIMEOUT, Answer, NoSlurm, Unanswered, find, run
+from automodel_launch.cluster.model import Association, Cluster
+
+_NOT_CONFIGURED = ("s_p_parse_file", "cannot stat", "configuration", "ClusterName")
+"""What Slurm's clients say (and retry for a minute) without a readable slurm.conf."""
+NO_SLURM_HINT = "run it on a Slurm login node (SLURM_CONF set if slurm.conf is elsewhere)"
+
+
+@dataclass
+class ClusterReader:
+    """The cluster as this host's Slurm commands describe it, read lazily and kept."""
+
+    timeout: float = TIMEOUT
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    _cluster: Cluster | None = None
+    _failure: Exception | None = None
+
+    def cluster(self) -> Cluster:
+        """Partitions, nodes and configuration; raises :class:`NoSlurm` or :class:`Unanswered`
+        (and the same again on every later call: a dead cluster is not asked twice)."""
+        if self._failure is not None:
+            raise self._failure
+        if self._cluster is None:
+            try:
+                self._cluster = self._read()
+            except (NoSlurm, Unanswered) as exc:
+                self._failure = exc
+                raise
+        return self._cluster
+
+    def _ask(self, *command: str, timeout: float | None = None) -> Answer:
+        return run(command, timeout=timeout or self.timeout, environ=self.environ)
+
+    def _read(self) -> Cluster:
+        if find("scontrol", self.environ) is None:
+            raise NoSlurm(f"no Slurm on this host: scontrol is not on PATH; {NO_SLURM_HINT}")
+        self._ping()
+        # --all: hidden partitions too; a job may name one, and it is no "unknown partition"
+        partitions = self._ask("scontrol", "--all", "show", "partition", "-o")
+        if partitions.returncode != 0:
+            raise NoSlurm(f"scontrol show partition failed: {partitions.said}")
+        nodes = self._ask("scontrol", "--all", "show", "node", "-o")
+        config = self._ask("scontrol", "show", "config")
+        return Cluster(
+            partitions=parse.partitions(partitions.stdout),
+            nodes=parse.nodes(nodes.stdout) if nodes.returncode == 0 else {},
+            config=parse.config(config.stdout) if config.returncode == 0 else {},
+        )
+
+    def _ping(self) -> None:
+        try:
+            ping = self._ask("scontrol", "ping")
+        except Unanswered as exc:
+            if any(word in exc.stderr for word in _NOT_CONFIGURED):
+                said = exc.stderr.strip().splitlines()[0]
+                raise NoSlurm(f"Slurm is not configured on this host ({said})") from None
+            raise
+        if ping.returncode == 0:
+            return
+        if "DOWN" in ping.stdout:
+            line = ping.stdout.strip().splitlines()[0]
+            raise NoSlurm(f"the Slurm controller does not answer (scontrol ping: {line})")
+        raise NoSlurm(f"Slurm is not usable on this host (scontrol ping: {ping.said})")
+
+    def pyxis(self) -> bool | None:
+        """pyxis on the cluster (``--container-image`` in ``srun --help``); None: unknown."""
+        cluster = self.cluster()
+        if cluster.pyxis is None:
+            try:
+                answer = self._ask("srun", "--help")
+            except (Unanswered, NoSlurm):
+                return None
+            cluster.pyxis = parse.has_pyxis(answer.stdout + answer.stderr)
+        return cluster.pyxis
+
+    def enroot_version(self) -> tuple[int, ...] | None:
+        """``enroot version`` on this host (login nodes often have none: None)."""
+        cluster = self.cluster()
+        if cluster.enroot_version is None and find("enroot", self.environ) is not None:
+            try:
+                cluster.enroot_version = parse.version(self._ask("enroot", "version").stdout)
+            except (Unanswered, NoSlurm):
+                return None
+        return cluster.enroot_version
+
+    def associations(self) -> list[Association] | None:
+        """The user's associations where the cluster keeps accounting; None otherwise."""
+        cluster = self.cluster()
+        if not cluster.accounting:
+            return None
+        if cluster.associations is None:
+            user = self.environ.get("USER") or getpass.getuser()
+            where = [f"user={user}"]
+            if cluster.config.get("ClusterName"):
+                where.append(f"cluster={cluster.config['ClusterName']}")
+            try:
+                answer = self._ask(
+                    "sacctmgr", "-nP", "show", "assoc", "where", *where,
+                    "format=account,partition,qos",
+                )  # fmt: skip
+            except (Unanswered, NoSlurm):
+                return None
+            if answer.returncode != 0:
+                return None
+            cluster.associations = parse.associations(answer.stdout)
+        return cluster.associations
+
+    def test_only(self, script: str, cwd: str) -> Answer:
+        """``sbatch --test-only`` on a written script: the scheduler's estimate or refusal."""
+        return run(
+            ["sbatch", "--export=ALL", "--test-only", script],
+            timeout=self.timeout * 2,
+            cwd=cwd,
+            environ=self.environ,
+        )
