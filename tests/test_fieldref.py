@@ -11,7 +11,9 @@ from pydantic import BaseModel
 
 from automodel_launch import fieldref
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.config.k8s import K8sConfig, PvcMount
 from automodel_launch.config.mounts import Mount
+from automodel_launch.config.nemo_run import NemoRunConfig
 from automodel_launch.config.recipe import Checkpoint, FaultTolerance, RestoreFrom, StepScheduler
 from automodel_launch.config.skypilot import CLOUDS, JobRecovery, SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
@@ -51,6 +53,9 @@ def test_sections_and_their_paths() -> None:
         (StepScheduler, ["step_scheduler"]),
         (Checkpoint, ["checkpoint"]),
         (RestoreFrom, ["restore_from"]),
+        (K8sConfig, ["k8s"]),
+        (PvcMount, ["k8s.pvc_mounts[]"]),
+        (NemoRunConfig, ["nemo_run"]),
     ]
 
 
