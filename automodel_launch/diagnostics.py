@@ -114,6 +114,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-image": (Severity.ERROR, "not a registry/image[:tag] a Kubernetes pod can pull"),
     "invalid-k8s-name": (Severity.ERROR, "not a valid Kubernetes name"),
     "invalid-executor": (Severity.ERROR, "not a NeMo-Run executor name"),
+    "nemo-run-mixed-forms": (
+        Severity.ERROR,
+        "fields of both nemo_run forms: no release takes both",
+    ),
     # slurm
     "invalid-time": (Severity.ERROR, "not a Slurm time limit"),
     "ambiguous-time": (Severity.WARNING, "a time that Slurm reads differently than it looks"),

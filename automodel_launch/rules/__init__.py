@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from automodel_launch.rules import launch
+from automodel_launch.rules.automodel_launchers import k8s_rules, nemo_run_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.placeholders import placeholders
@@ -28,6 +29,8 @@ RULES: tuple[Rule, ...] = (
     launch.slurm_rules,
     requeue_recipe,
     launch.skypilot_rules,
+    k8s_rules,
+    nemo_run_rules,
     launch.fault_tolerance,
     launch.recipe_secrets,
     launch.comment_secrets,

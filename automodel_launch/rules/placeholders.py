@@ -25,13 +25,15 @@ _PATTERNS = (
     ),
     re.compile(r"^\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}$"),
 )
+_MAYBE = re.compile(r"(?i)your|my|path|[<{]")
+"""One quick look before the patterns: most values hold none of these."""
 _LONGEST = 200
 """Longer values are prose or templates, not a field someone forgot to fill in."""
 
 
 def placeholders(ctx: Context) -> None:
     for loc, text in strings(ctx.data, ()):
-        if len(text) > _LONGEST or "\n" in text:
+        if len(text) > _LONGEST or "\n" in text or not _MAYBE.search(text):
             continue
         if any(p.search(text) for p in _PATTERNS):
             ctx.sink.add(

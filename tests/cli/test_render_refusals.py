@@ -23,7 +23,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("example", "line", "how"),
     [
         ("k8s_pytorchjob.yaml", 7, "AutoModel applies a Kubeflow PyTorchJob with kubectl"),
-        ("nemo_run_both_forms.yaml", 6, "AutoModel hands the recipe to the NeMo-Run executor"),
+        ("nemo_run_named_executor.yaml", 5, "AutoModel hands the recipe to the NeMo-Run executor"),
     ],
 )
 @pytest.mark.parametrize("command", [("render",), ("submit", "--dry-run")])
