@@ -91,7 +91,7 @@ def test_rows_state_type_default_and_description(page: str) -> None:
         f'| `master_port` | integer 1024..65535 or string or `"auto"` | `13742` | {described} |'
         in slurm
     )
-    assert slurm[-1].startswith("| `wandb_key` |")
+    assert slurm[-1].startswith("| `script` |")
     assert "| `nodes` | integer ≥ 1 | `1` | Number of nodes to allocate. |" in slurm
     assert any(
         r.startswith("| `extra_mounts` | list of [Mount](#mount) or string | `[]` |") for r in slurm
