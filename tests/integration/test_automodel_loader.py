@@ -183,3 +183,40 @@ def test_written_yaml_reads_back_exactly_in_pyyaml(data: dict[str, Any]) -> None
     import yaml
 
     assert _same(yaml.safe_load(yaml11_text.dump(data)) or {}, data)
+
+
+NUMBERISH = r"[-+]?[0-9_]{1,4}(:[0-5]?[0-9]){0,2}(\.[0-9]{0,3})?([eE][-+]?[0-9]{1,2})?"
+DATEISH = (
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+    r"([Tt ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,3})?(Z|[-+][0-9]{1,2})?)?"
+)
+PLAIN = st.one_of(
+    st.sampled_from(YAML11_WORDS),
+    st.from_regex(NUMBERISH, fullmatch=True),
+    st.from_regex(r"(0[xbo])?[0-9a-fA-F_]{1,6}", fullmatch=True),
+    st.from_regex(DATEISH, fullmatch=True),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(PLAIN, min_size=1, max_size=6))
+def test_generated_yaml11_scalars_read_the_same_on_both_ways(
+    automodel: ModuleType, values: list[str]
+) -> None:
+    from hypothesis import assume
+
+    body = "".join(f"  k{i}: {value}\n" for i, value in enumerate(values))
+    listed = "  listed: [" + ", ".join(values) + "]\n"
+    shared = f"slurm:\n  env_vars: &shared\n    flag: {values[0]}\n  nodes: 1\n"
+    for text in (  # the cut (as written), then the re-dump (an anchor shared with slurm:)
+        f"model:\n{body}{listed}slurm:\n  nodes: 1\n",
+        f"{shared}model:\n{body}{listed}  extra: *shared\n",
+    ):
+        expected = from_original(automodel, text)
+        result = load_text(text, "g.yaml")
+        refused = result.loaded is None or any(d.code in REFUSED_BY_US for d in result.diagnostics)
+        assume(expected[0] == "ok" and not refused)
+        assert result.loaded is not None
+        job = job_config_text(result.loaded)
+        got = reads(automodel, lambda job=job: automodel.yaml.safe_load(job))
+        assert _same(got, expected), (text, job)
