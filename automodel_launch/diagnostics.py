@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 from automodel_launch.secrets import display, redact_tokens
 
@@ -24,6 +24,34 @@ class Severity(str, Enum):
     NOTE = "note"
     """Information, not a problem (what ``sbatch --test-only`` estimates): never fails a
     file, not even with ``--strict``."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from when it is not the checked file itself: a profile file
+    (``line``/``column`` of the diagnostic point into it) or a ``--set`` argument (no
+    position: ``line`` and ``column`` are 0)."""
+
+    kind: Literal["profile", "set"]
+    where: str
+    """The profile file's path, or the argument as given (``slurm.time=4h``)."""
+    profile: str | None = None
+    """The profile's name (profiles only)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "where", display(self.where))
+
+    @property
+    def label(self) -> str:
+        """How reports name the place: the file, or ``--set KEY=VALUE``."""
+        return self.where if self.kind == "profile" else f"--set {self.where}"
+
+    def as_dict(self) -> dict[str, Any]:
+        key = "file" if self.kind == "profile" else "argument"
+        out: dict[str, Any] = {"kind": self.kind, key: self.where}
+        if self.profile is not None:
+            out["profile"] = self.profile
+        return out
 
 
 @dataclass(frozen=True)
@@ -41,6 +69,8 @@ class Diagnostic:
     column: int
     message: str
     hint: str | None = None
+    origin: Origin | None = None
+    """None: the value is in the checked file; else the profile or ``--set`` it came from."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", display(self.path))
@@ -58,7 +88,7 @@ class Diagnostic:
         return self.severity is not Severity.NOTE
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "severity": self.severity.value,
             "code": self.code,
             "path": self.path,
@@ -67,6 +97,9 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
         }
+        if self.origin is not None:  # only then: older readers see the shape they know
+            out["origin"] = self.origin.as_dict()
+        return out
 
 
 # code -> (default severity, one-line summary). Codes are stable: tools match on them.
@@ -227,6 +260,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "sbatch-refused": (Severity.ERROR, "sbatch --test-only refused the rendered script"),
     "sbatch-estimate": (Severity.NOTE, "sbatch --test-only's estimate of when the job starts"),
+    # profiles and --set
+    "unknown-profile": (Severity.ERROR, "a profile name no profile file defines"),
+    "invalid-profile": (Severity.ERROR, "a profile file entry that is not launcher sections"),
+    "invalid-override": (Severity.ERROR, "a --set KEY that cannot be applied to this recipe"),
 }
 
 
@@ -244,6 +281,9 @@ class Collector:
     hide: Callable[[str], str] = str
     """Applied to every message, hint and path: removes this file's credential values
     (a :class:`automodel_launch.secrets.Redactor`)."""
+    where: Callable[[Loc, bool], tuple[Origin | None, int, int]] | None = None
+    """With a profile or ``--set`` in play: the origin and position of a loc (see
+    :mod:`automodel_launch.profiles.provenance`); None: ``keys``/``values`` of the file."""
 
     def add(
         self,
@@ -255,7 +295,13 @@ class Collector:
         at_key: bool = False,
         severity: Severity | None = None,
     ) -> None:
-        line, column = self.position(loc, at_key=at_key)
+        origin = None
+        if self.where is not None:
+            origin, line, column = self.where(loc, at_key)
+            if origin is not None:
+                origin = Origin(origin.kind, self.hide(origin.where), origin.profile)
+        else:
+            line, column = self.position(loc, at_key=at_key)
         self.items.append(
             Diagnostic(
                 severity=severity or CODES[code][0],
@@ -265,6 +311,7 @@ class Collector:
                 column=column,
                 message=self.hide(message),
                 hint=None if hint is None else self.hide(hint),
+                origin=origin,
             )
         )
 
@@ -294,8 +341,11 @@ def dotted(loc: Loc) -> str:
     return out
 
 
-def sort_key(diagnostic: Diagnostic) -> tuple[int, int, str]:
-    return (diagnostic.line, diagnostic.column, diagnostic.code)
+def sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    """The checked file's own diagnostics first, then the others grouped by their origin."""
+    origin = diagnostic.origin
+    return ("" if origin is None else origin.label, diagnostic.line, diagnostic.column,
+            diagnostic.code)  # fmt: skip
 
 
 # ------------------------------------------------------------- pydantic errors

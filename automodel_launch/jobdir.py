@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,17 +49,45 @@ class Written:
     created: tuple[Path, ...]
 
 
-def write_job_dir(target: Path, files: dict[str, str]) -> Written:
+def claim_job_dir(base: Path, name: str) -> tuple[Path, tuple[Path, ...]]:
+    """A new, empty ``base/name_YYYYmmdd-HHMMSS`` (``-2``, ``-3``... when taken), made by
+    one ``mkdir``: two submits in the same second never get the same one. Returns it and
+    the directories made (deepest first), for :func:`write_job_dir` to remove on failure."""
+    created: list[Path] = []
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    counter = 1
+    with stop_signals_raise_once():
+        try:
+            _make_parents(base, created)
+            while True:
+                suffix = "" if counter == 1 else f"-{counter}"
+                candidate = base / f"{name}_{stamp}{suffix}"
+                try:
+                    candidate.mkdir()
+                    break
+                except FileExistsError:
+                    counter += 1
+        except OSError as exc:
+            _remove_empty(created)
+            raise JobDirError(f"cannot create a job directory in {base}: {exc.strerror}") from None
+        except BaseException:
+            _remove_empty(created)
+            raise
+    return candidate, (candidate, *created)
+
+
+def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...] = ()) -> Written:
     """Write ``files`` into ``target`` whole, or leave nothing behind.
 
     Nothing behind means no staging directory and no parent directory this call
-    created, whether the write fails (a full disk) or the process is told to stop
-    (Ctrl-C, SIGTERM, SIGHUP) while it writes.
+    created (nor those of ``claimed``, from :func:`claim_job_dir`), whether the write
+    fails (a full disk) or the process is told to stop (Ctrl-C, SIGTERM, SIGHUP) while
+    it writes.
     """
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise JobDirError(f"{target} already exists and is not empty; pick a new job directory")
-    existed = target.exists()
-    created: list[Path] = []
+    existed = target.exists() and not claimed
+    created: list[Path] = list(claimed)
     staging: Path | None = None
     with stop_signals_raise_once():
         try:
@@ -93,7 +122,10 @@ def _make_parents(directory: Path, created: list[Path]) -> None:
         missing.append(directory)
         directory = directory.parent
     for path in reversed(missing):
-        path.mkdir()
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue  # a parallel submit made it first: theirs, not ours to remove
         created.insert(0, path)
 
 

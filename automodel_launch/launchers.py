@@ -29,6 +29,11 @@ class Handover:
     files: Mapping[str, str]
     environ: Mapping[str, str]
     dry_run: bool = False
+    detach: bool = False
+    """Local runs: start in the background, output in the job directory."""
+    started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the job's id and details as soon as it runs (a foreground local run
+    is recorded while it runs, not after)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,10 @@ class Launcher:
     """``module:function`` of ``(document, spec, nproc_per_node) -> artifact text``."""
     submitter: str
     """``module:function`` of ``(Handover) -> Submitted``."""
+    backend: str = ""
+    """Module answering ``status``, ``logs`` and ``cancel`` (:mod:`automodel_launch.jobs`)."""
+    progress: str = ""
+    """Shown while the job is handed over; empty: the run's own output shows progress."""
     script_prefix: str = ""
     """Written above the artifact in the job directory (the command alone is printed)."""
 
@@ -67,6 +76,8 @@ LAUNCHERS: dict[str, Launcher] = {
             "slurm_jobs",
             "automodel_launch.render.slurm:render_artifact",
             "automodel_launch.submit.slurm:hand_over",
+            backend="automodel_launch.jobs.slurm",
+            progress="waiting for sbatch",
         ),
         Launcher(
             "skypilot",
@@ -74,6 +85,8 @@ LAUNCHERS: dict[str, Launcher] = {
             "skypilot_jobs",
             "automodel_launch.render.skypilot:render_artifact",
             "automodel_launch.submit.skypilot:hand_over",
+            backend="automodel_launch.jobs.skypilot",
+            progress="waiting for SkyPilot",
         ),
         Launcher(
             "interactive",
@@ -81,6 +94,7 @@ LAUNCHERS: dict[str, Launcher] = {
             ".",
             "automodel_launch.render.interactive:render_artifact",
             "automodel_launch.submit.local:hand_over",
+            backend="automodel_launch.jobs.local",
             script_prefix="#!/bin/bash\nset -euo pipefail\n",
         ),
     )

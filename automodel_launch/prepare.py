@@ -6,14 +6,14 @@ Shared by ``render`` and ``submit``; a config with errors is never rendered.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.diagnostics import sort_key
-from automodel_launch.jobdir import check_job_dir
+from automodel_launch.jobdir import check_job_dir, claim_job_dir
 from automodel_launch.launchers import launcher_of
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
@@ -21,6 +21,9 @@ from automodel_launch.results import FileReport
 from automodel_launch.rules.launchable import check_launchable
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_path
+
+if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
 
 
 @dataclass
@@ -32,6 +35,10 @@ class PreparedJob:
     artifact: str = ""
     """What ``render`` prints: the script, the task, or the command line."""
     files: dict[str, str] = field(default_factory=dict)
+    claimed: tuple[Path, ...] = ()
+    """Directories made to claim a unique job directory (see :func:`claim_job_dir`)."""
+    name: str = ""
+    nproc_per_node: int = 1
 
 
 @dataclass(frozen=True)
@@ -55,9 +62,12 @@ def prepare(
     nproc_per_node: int = 1,
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
+    layers: Layers | None = None,
 ) -> PreparedJob:
     """Validate and render; ``job_dir`` None means the default for the launcher."""
-    report = validate_path(path, settings, purpose="submit" if submitting else "render")
+    report = validate_path(
+        path, settings, purpose="submit" if submitting else "render", layers=layers
+    )
     if report.loaded is not None:
         sink = report.loaded.collector()
         check_launchable(report.loaded.data, sink, custom_entry=entry.text is not None)
@@ -93,18 +103,36 @@ def render_report(
         return PreparedJob(report)
     name = default_job_name(document, entry)
     # resolved once: the directory written is the one the script names (`~/x`, not `./~/x`)
-    target = check_job_dir(job_dir or default_job_dir(document, name, unique=submitting))
-    spec = JobSpec(
-        entry=entry.resolve(document),
-        job_dir=str(target),
-        source=str(path),
-        job_name=name,
-        environ=dict(os.environ if environ is None else environ),
-        config_path=str(path) if job_dir is None and not submitting else None,
-    )
-    artifact = render_artifact(document, spec, nproc_per_node)
-    files = job_files(document, report.loaded, artifact)
-    return PreparedJob(report, document, target, artifact, files)
+    claimed: tuple[Path, ...] = ()
+    if job_dir is None and submitting:
+        base = check_job_dir(default_job_dir(document, name).parent)
+        target, claimed = claim_job_dir(base, name)
+    else:
+        target = check_job_dir(job_dir or default_job_dir(document, name))
+    try:
+        spec = JobSpec(
+            entry=entry.resolve(document),
+            job_dir=str(target),
+            source=str(path),
+            job_name=name,
+            environ=dict(os.environ if environ is None else environ),
+            config_path=str(path) if job_dir is None and not submitting else None,
+        )
+        artifact = render_artifact(document, spec, nproc_per_node)
+        files = job_files(document, report.loaded, artifact)
+    except BaseException:
+        release(claimed)
+        raise
+    return PreparedJob(report, document, target, artifact, files, claimed, name, nproc_per_node)
+
+
+def release(claimed: tuple[Path, ...]) -> None:
+    """Remove a claimed job directory (and the parents made for it) that is still empty."""
+    for directory in claimed:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
 
 
 def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
@@ -113,20 +141,8 @@ def default_job_name(document: LaunchDocument, entry: EntryChoice) -> str:
     return configured or f"{entry.domain}_{entry.command}"
 
 
-def default_job_dir(document: LaunchDocument, name: str, *, unique: bool = False) -> Path:
-    """``<job_dir or launcher default>/<name>``; with ``unique``, a fresh timestamped one."""
+def default_job_dir(document: LaunchDocument, name: str) -> Path:
+    """``<job_dir or launcher default>/<name>`` (``submit`` claims a timestamped sibling)."""
     section = document.launcher_section
     base = (section.job_dir if section is not None else None) or launcher_of(document).default_base
-    base_path = Path(base).expanduser()
-    return unique_job_dir(base_path, name) if unique else base_path / name
-
-
-def unique_job_dir(base: Path, name: str) -> Path:
-    """``base/name_YYYYmmdd-HHMMSS`` (with a counter when that exists)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    candidate = base / f"{name}_{stamp}"
-    counter = 1
-    while candidate.exists():
-        counter += 1
-        candidate = base / f"{name}_{stamp}-{counter}"
-    return candidate
+    return Path(base).expanduser() / name

@@ -23,16 +23,30 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 ENV_PREFIX = "AUTOMODEL_LAUNCH_"
+PROFILE_VARIABLE = "AUTOMODEL_LAUNCH_PROFILE"
+"""The profile applied when neither ``--profile`` nor the section's ``profile:`` names one."""
+SITE_PROFILES_VARIABLE = "AUTOMODEL_LAUNCH_SITE_PROFILES"
+"""The site's profile file, instead of ``/etc/automodel-launch/profiles.yaml``."""
 OTHER_VARIABLES = frozenset(
     {
         "AUTOMODEL_LAUNCH_CONFIG",
         "AUTOMODEL_LAUNCH_DEBUG",
+        PROFILE_VARIABLE,
         "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION",
+        SITE_PROFILES_VARIABLE,
         "AUTOMODEL_LAUNCH_UPDATE_GOLDEN",
+        "AUTOMODEL_LAUNCH_SLURM_DIR",
+        "AUTOMODEL_LAUNCH_SLURM_CTLD_PORT",
+        "AUTOMODEL_LAUNCH_SLURMD_PORT",
+        "AUTOMODEL_LAUNCH_SLURM_CPUS",
+        "AUTOMODEL_LAUNCH_STATE_DIR",
+        "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the
-traceback switch, and the test suite's own."""
+traceback switch, the profile to apply and the site profile file
+(:mod:`automodel_launch.profiles`), and the test suite's own (the test Slurm cluster's among
+them)."""
 
 OutputFormat = Literal["text", "json", "github"]
 

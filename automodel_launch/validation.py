@@ -6,33 +6,45 @@ Orchestration only: the rules live in :mod:`automodel_launch.rules`, host checks
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch import checks
 from automodel_launch.config import environment
-from automodel_launch.config.document import LAUNCHER_SECTIONS, LaunchDocument
-from automodel_launch.diagnostics import sort_key
+from automodel_launch.config.document import LAUNCHER_SECTIONS, LAUNCHERS, LaunchDocument
+from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import LoadedFile, LoadResult, load_buffer, load_file
 from automodel_launch.results import FileReport
 from automodel_launch.rules import Context, Purpose, find_traps, run_rules
-from automodel_launch.settings import Settings
+from automodel_launch.settings import PROFILE_VARIABLE, Settings
+
+if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
 
 
-def validate_paths(paths: list[Path], settings: Settings) -> list[FileReport]:
+def validate_paths(
+    paths: list[Path], settings: Settings, layers: Layers | None = None
+) -> list[FileReport]:
     """``validate FILE|DIR...``: one report per file found, and per path that was skipped."""
     from automodel_launch.discovery import discover
 
     return [
-        FileReport(str(t.path), list(t.problems)) if t.problems else validate_path(t.path, settings)
+        FileReport(str(t.path), list(t.problems))
+        if t.problems
+        else validate_path(t.path, settings, layers=layers)
         for t in discover(paths)
     ]
 
 
 def validate_path(
-    path: str | Path, settings: Settings, *, purpose: Purpose = "validate"
+    path: str | Path,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
-    return validate_result(load_file(path), str(path), settings, purpose=purpose)
+    return validate_result(load_file(path), str(path), settings, purpose=purpose, layers=layers)
 
 
 def validate_text(text: str, name: str, settings: Settings) -> FileReport:
@@ -41,19 +53,35 @@ def validate_text(text: str, name: str, settings: Settings) -> FileReport:
 
 
 def validate_result(
-    result: LoadResult, name: str, settings: Settings, *, purpose: Purpose = "validate"
+    result: LoadResult,
+    name: str,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
     if result.loaded is None:
         return FileReport(name, sorted(result.diagnostics, key=sort_key))
-    report = validate_loaded(result.loaded, settings, purpose=purpose)
+    report = validate_loaded(result.loaded, settings, purpose=purpose, layers=layers)
     report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
     return report
 
 
 def validate_loaded(
-    loaded: LoadedFile, settings: Settings, *, purpose: Purpose = "validate"
+    loaded: LoadedFile,
+    settings: Settings,
+    *,
+    purpose: Purpose = "validate",
+    layers: Layers | None = None,
 ) -> FileReport:
+    """``layers``: the command line's profile and ``--set`` (:mod:`automodel_launch.profiles`)."""
+    found: list[Diagnostic] = []
+    if layers_in_play(loaded.data, layers):
+        from automodel_launch.profiles.merge import merge
+
+        loaded, found = merge(loaded, layers)
     sink = loaded.collector()
+    sink.items += found
     data = _env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
     ctx = Context(
@@ -74,6 +102,16 @@ def validate_loaded(
         # on whatever validated, next to the other errors: every problem in one run
         checks.check_host(document, sink, settings, submitting=purpose == "submit")
     return FileReport(loaded.path, sink.items, loaded, None if failed else document)
+
+
+def layers_in_play(data: dict[str, Any], layers: Layers | None) -> bool:
+    """Whether a profile or an override changes this recipe: asked on every validate, so
+    it imports nothing (the merge is imported only when the answer is yes)."""
+    if layers is not None and (layers.profile or layers.overrides):
+        return True
+    if os.environ.get(PROFILE_VARIABLE):
+        return True
+    return any(isinstance(data.get(n), dict) and "profile" in data[n] for n in LAUNCHERS)
 
 
 def _env_as_written(loaded: LoadedFile) -> dict[str, Any]:

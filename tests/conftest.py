@@ -34,6 +34,8 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
             monkeypatch.delenv(name)
     monkeypatch.delenv("AUTOMODEL_LAUNCH_CONFIG", raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-xdg-config"))
+    # every submit records its job: in the test's own registry, never the user's
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
 
 
 @pytest.fixture(autouse=True)

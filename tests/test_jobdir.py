@@ -155,3 +155,32 @@ def test_a_stop_signal_mid_write_leaves_nothing(tmp_path: Path, sig: signal.Sign
     assert child.returncode == 128 + sig, stderr
     assert "Traceback" not in stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_parallel_claims_in_the_same_second_get_distinct_directories(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from automodel_launch.jobdir import claim_job_dir
+
+    base = tmp_path / "new" / "jobs"
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        claims = list(pool.map(lambda _: claim_job_dir(base, "run"), range(20)))
+    directories = [directory for directory, _ in claims]
+    assert len(set(directories)) == 20
+    assert all(d.is_dir() and not any(d.iterdir()) for d in directories)
+    stamps = {d.name.split("_")[1].split("-")[0] for d in directories}
+    assert len(stamps) <= 2  # one second, or two if the clock ticked over
+    first = min(directories, key=lambda d: len(d.name))
+    assert any(d.name == f"{first.name}-2" for d in directories)
+
+
+def test_a_claimed_directory_is_removed_with_its_parents_when_the_write_fails(
+    tmp_path: Path,
+) -> None:
+    from automodel_launch.jobdir import claim_job_dir
+
+    target, claimed = claim_job_dir(tmp_path / "a" / "b", "run")
+    assert claimed == (target, tmp_path / "a" / "b", tmp_path / "a")
+    with pytest.raises(FileNotFoundError):
+        write_job_dir(target, {"sub/file": "x"}, claimed)  # a name the write cannot make
+    assert list(tmp_path.iterdir()) == []

@@ -154,3 +154,16 @@ def test_no_other_room_imports_the_language_server() -> None:
 )  # fmt: skip
 def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
     assert crosses(path, ("automodel_launch.cluster", "automodel_launch.cli.preflight")) == []
+
+
+JOB_TRACKING = ("automodel_launch.jobs", "sqlite3", "platformdirs")
+VALIDATE_RENDER_SCHEMA = [
+    *modules("config"), *modules("loading"), *modules("rules"), *modules("render"),
+    *modules("report"), *modules("validation"), *modules("schema"), *modules("prepare"),
+    *modules("cli/validate"), *modules("cli/render"), *modules("cli/schema"), *modules("cli/fast"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", VALIDATE_RENDER_SCHEMA, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_validate_render_and_schema_never_import_job_tracking(path: Path) -> None:
+    assert crosses(path, JOB_TRACKING) == []

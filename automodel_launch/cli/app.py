@@ -8,7 +8,20 @@ from typing import TYPE_CHECKING
 import typer
 import typer.main
 
-from automodel_launch.cli import lsp, render, schema, submit, validate
+from automodel_launch.cli import (
+    cancel,
+    config,
+    explain,
+    init,
+    jobs,
+    logs,
+    lsp,
+    render,
+    schema,
+    status,
+    submit,
+    validate,
+)
 
 if TYPE_CHECKING:
     from typer._click.exceptions import ClickException
@@ -25,6 +38,13 @@ app.command("render")(render.command)
 app.command("schema")(schema.command)
 app.command("submit")(submit.command)
 app.command("lsp")(lsp.command)
+app.command("jobs")(jobs.command)
+app.command("status")(status.command)
+app.command("logs")(logs.command)
+app.command("cancel")(cancel.command)
+app.command("explain")(explain.command)
+app.command("init")(init.command)
+app.add_typer(config.app)
 
 
 def run_app(args: list[str]) -> int:

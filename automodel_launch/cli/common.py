@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
 
 V = TypeVar("V")
 
 if TYPE_CHECKING:
+    from automodel_launch.profiles.overrides import Layers
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
 
@@ -68,3 +69,38 @@ def entry_value(value: str | None) -> str | None:
     if not words:
         raise typer.BadParameter("it is empty; leave --entry out to run AutoModel's entry point")
     return value
+
+
+SET_HELP = (
+    "Override one field, KEY=VALUE (repeatable): slurm.nodes=4, optimizer.lr=1e-5. "
+    "VALUE reads as YAML, as after KEY: in the file. Wins over the recipe and the profile."
+)
+PROFILE_HELP = (
+    "Profile from profiles.yaml (user, then site) that fills in the launcher section "
+    "(default: the section's profile: key, else $AUTOMODEL_LAUNCH_PROFILE)."
+)
+
+
+def layers(profile: str | None, sets: list[str] | None) -> Layers | None:
+    """``--profile`` and ``--set`` as one value; a malformed ``--set`` is a usage error."""
+    if not profile and not sets:
+        return None
+    from automodel_launch.profiles.overrides import Layers, OverrideError, parse_override
+
+    try:
+        overrides = tuple(parse_override(s) for s in sets or ())
+    except OverrideError as exc:
+        from automodel_launch.secrets import display
+
+        raise typer.BadParameter(display(str(exc)), param_hint="--set") from None
+    return Layers(profile or None, overrides)
+
+
+SetOption = Annotated[
+    Optional[list[str]],  # noqa: UP045 (typer reads the annotation at run time)
+    typer.Option("--set", help=SET_HELP, metavar="KEY=VALUE", show_default=False),
+]
+ProfileOption = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--profile", help=PROFILE_HELP, metavar="NAME", show_default=False),
+]

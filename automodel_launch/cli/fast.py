@@ -19,7 +19,9 @@ SWITCHES: dict[str, tuple[str, bool]] = {
     "--strict": ("strict", True),
     "--no-strict": ("strict", False),
 }
-VALUED = {"--format": "format", "-f": "format"}
+VALUED = {"--format": "format", "-f": "format", "--set": "set", "--profile": "profile"}
+REPEATED = frozenset({"set"})
+"""Options that may be given more than once: their values are collected in a list."""
 TYPER_ONLY = frozenset({"--cluster"})
 """Options left to the typer command: they ask the cluster, which is never fast."""
 
@@ -37,13 +39,16 @@ def parse(args: list[str]) -> tuple[dict[str, Any], list[Path]] | None:
         elif arg in SWITCHES:
             name, switch = SWITCHES[arg]
             flags[name] = switch
-        elif arg in VALUED:
-            value = next(rest, None)
+        elif arg in VALUED or (arg.startswith("--") and arg.partition("=")[0] in VALUED):
+            option, equals, given = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            value = given if equals else next(rest, None)
             if value is None:
                 return None
-            flags[VALUED[arg]] = value
-        elif arg.startswith("--format="):
-            flags["format"] = arg.partition("=")[2]
+            name = VALUED[option]
+            if name in REPEATED:
+                flags.setdefault(name, []).append(value)
+            else:
+                flags[name] = value
         else:
             return None
     return (flags, files) if files else None
@@ -66,11 +71,20 @@ def validate(args: list[str]) -> int | None:
     from automodel_launch.validation import validate_paths
 
     flags, files = parsed
+    sets, profile = flags.pop("set", None), flags.pop("profile", None)
+    layers = None
+    if sets or profile:  # only then: the profiles room is not needed otherwise
+        from automodel_launch.profiles.overrides import Layers, OverrideError, parse_override
+
+        try:
+            layers = Layers(profile or None, tuple(parse_override(s) for s in sets or ()))
+        except OverrideError:
+            return None  # typer says what is wrong with it
     try:
         settings = resolve_settings(**flags)
     except SettingsError:
         return None
-    reports = validate_paths(files, settings)
+    reports = validate_paths(files, settings, layers)
     write_report(reports, settings.format, sys.stdout, strict=settings.strict)
     return 1 if any(r.failed(settings.strict) for r in reports) else 0
 

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import entry_value, script_value
+from automodel_launch.cli.common import ProfileOption, SetOption, entry_value, script_value
 
 EntryOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
@@ -50,10 +50,12 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),
     ] = None,
+    sets: SetOption = None,
+    profile: ProfileOption = None,
 ) -> None:
     """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
     from automodel_launch.checks import local_gpu_count
-    from automodel_launch.cli.common import load_settings, report_problems
+    from automodel_launch.cli.common import layers, load_settings, report_problems
     from automodel_launch.jobdir import JobDirError
     from automodel_launch.prepare import EntryChoice, prepare
     from automodel_launch.render.entry import EntryError
@@ -68,6 +70,7 @@ def command(
             entry=choice,
             job_dir=job_dir,
             nproc_per_node=nproc_per_node or local_gpu_count(),
+            layers=layers(profile, sets),
         )
     except (JobDirError, EntryError) as exc:
         typer.echo(f"error: {display(str(exc))}", err=True)

@@ -8,6 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from automodel_launch.cli.common import ProfileOption, SetOption
+
 FormatOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
     typer.Option("--format", "-f", help="Output format: text, json or github.", show_default=False),
@@ -29,6 +31,8 @@ def command(
         Optional[bool],  # noqa: UP045
         typer.Option("--strict/--no-strict", help="Fail on warnings too."),
     ] = None,
+    sets: SetOption = None,
+    profile: ProfileOption = None,
     cluster: Annotated[
         bool,
         typer.Option(
@@ -39,14 +43,14 @@ def command(
     ] = False,
 ) -> None:
     """Check launcher configs; report every problem in every file at once."""
-    from automodel_launch.cli.common import load_settings
+    from automodel_launch.cli.common import layers, load_settings
     from automodel_launch.report import write_report
     from automodel_launch.validation import validate_paths
 
     settings = load_settings(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
-    reports = validate_paths(files, settings)
+    reports = validate_paths(files, settings, layers(profile, sets))
     if cluster:
         from automodel_launch.cli.preflight import preflight_reports
 

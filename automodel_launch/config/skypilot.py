@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
 from automodel_launch.config.names import JobDirText
 from automodel_launch.config.types import (
+    PROFILE_NAME,
     EnvVars,
     SecretReference,
     StrictSection,
@@ -186,6 +187,41 @@ class SkyPilotConfig(StrictSection):
     job_recovery: JobRecovery | None = Field(
         default=None, description="Managed-job recovery for spot preemption."
     )
+    autostop: int | None = Field(
+        default=10,
+        ge=0,
+        description="Non-spot tasks: minutes the cluster may stay idle before it is torn down "
+        "(`down: true`) or stopped (`down: false`); null: no idle timer. Managed (spot) jobs "
+        "clean up their own clusters.",
+    )
+    down: bool = Field(
+        default=True,
+        description="Tear the idle cluster down (all billing stops) rather than stop it (its "
+        "disks stay, and are billed). With `autostop: null` it is torn down when its job ends; "
+        "`autostop: null` with `down: false` leaves it up, and billing, until you stop it.",
+    )
+
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
+    )
+
+    @property
+    def cluster_fate(self) -> str:
+        """What happens to a non-spot task's cluster once its job is done (for the summary)."""
+        if self.use_spot:
+            return "a managed job: SkyPilot removes its cluster when the job ends"
+        if self.autostop is None:
+            return (
+                "the cluster is torn down when the job ends"
+                if self.down
+                else "the cluster stays up, and billing, until you stop it (autostop: null)"
+            )
+        verb = "torn down" if self.down else "stopped (disks kept and billed)"
+        return f"the cluster is {verb} after {self.autostop} idle minutes"
 
     @field_validator("job_name")
     @classmethod

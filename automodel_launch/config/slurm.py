@@ -22,6 +22,7 @@ from automodel_launch.config.sbatch import (
 from automodel_launch.config.sbatch_options import GPU_REQUESTS, SbatchArg, option_name
 from automodel_launch.config.slurm_signal import SlurmSignal, SlurmSignalText
 from automodel_launch.config.types import (
+    PROFILE_NAME,
     EnvVars,
     Port,
     SecretReference,
@@ -278,6 +279,13 @@ class SlurmConfig(StrictSection):
         min_length=1,
         description="AutoModel checkout to run from: put first on PYTHONPATH and, with a "
         "container, mounted at the same path. Absolute with a container.",
+    )
+    profile: str | None = Field(
+        default=None,
+        description="Site or user profile whose values this section extends (see "
+        "`automodel-launch config show`): the section's own keys win over the profile's.",
+        pattern=PROFILE_NAME,
+        examples=["eos"],
     )
     hf_token: SecretReference | None = Field(
         default=None, description="Hugging Face token as a reference: `${HF_TOKEN}`."

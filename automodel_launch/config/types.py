@@ -22,6 +22,10 @@ def fail(code: str, message: str, hint: str | None = None) -> NoReturn:
     raise PydanticCustomError(code, "{message}", {"message": message, "hint": hint})
 
 
+PROFILE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+"""A profile name: the top-level key of a profile file."""
+
+
 class StrictSection(BaseModel):
     """A launcher section: unknown keys are errors, types are not coerced."""
 

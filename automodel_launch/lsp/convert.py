@@ -15,7 +15,13 @@ SOURCE = "automodel-launch"
 
 
 def span(diagnostic: Diagnostic, lines: Lines) -> tuple[int, int, int]:
-    """(0-based line, start, end) in characters: the token the diagnostic points at."""
+    """(0-based line, start, end) in characters: the token the diagnostic points at.
+
+    A value from a profile file or ``--set`` has no place in this document: the
+    diagnostic sits on the first line and its message names the origin.
+    """
+    if diagnostic.origin is not None:
+        return 0, 0, len(lines.line(0))
     line = max(diagnostic.line - 1, 0)
     start = min(max(diagnostic.column - 1, 0), len(lines.line(line)))
     return line, start, max(lines.token_end(line, start), start)
@@ -33,9 +39,14 @@ def to_lsp(
     else:
         severity = types.DiagnosticSeverity.Warning
     data: dict[str, Any] = {"path": diagnostic.path, "hint": diagnostic.hint}
+    message = diagnostic.message
+    origin = diagnostic.origin
+    if origin is not None:
+        at = f":{diagnostic.line}:{diagnostic.column}" if origin.kind == "profile" else ""
+        message = f"{origin.label}{at}: {message}"
     return types.Diagnostic(
         range=where,
-        message=diagnostic.message,
+        message=message,
         severity=severity,
         code=diagnostic.code,
         source=SOURCE,

@@ -34,7 +34,7 @@ def job_config_text(loaded: LoadedFile) -> str:
     if text is not None:
         text = redact_tokens(text)
         reread = load_text(text, loaded.path).loaded
-        if reread is not None and reread.data == expected and reread.plain == _kept(loaded):
+        if reread is not None and reread.data == expected and _same_text(reread, loaded):
             return text
     return redact_tokens(yaml11_text.dump(job_config(as_automodel_reads(loaded))))
 
@@ -42,7 +42,29 @@ def job_config_text(loaded: LoadedFile) -> str:
 def _kept(loaded: LoadedFile) -> dict[Any, str]:
     """The unquoted scalars of the recipe sections: the cut must keep each as written,
     so that YAML 1.1 reads them as it reads the original."""
-    return {loc: text for loc, text in loaded.plain.items() if loc[0] not in LAUNCHER_SECTIONS}
+    return {
+        loc: text for loc, text in _from_the_file(loaded).items() if loc[0] not in LAUNCHER_SECTIONS
+    }
+
+
+def _from_the_file(loaded: LoadedFile) -> dict[Any, str]:
+    """The unquoted scalars the recipe file itself holds. A merged file (profiles, ``--set``)
+    knows each value's layer: a profile's or an override's value is meant as this tool
+    reads it, and is written so (see :mod:`automodel_launch.profiles.jobtext`)."""
+    provenance = getattr(loaded, "provenance", None)
+    owner = getattr(provenance, "owner", None)
+    if not isinstance(owner, dict):
+        return loaded.plain
+    return {
+        loc: text
+        for loc, text in loaded.plain.items()
+        if getattr(owner.get(loc), "kind", "recipe") == "recipe"
+    }
+
+
+def _same_text(reread: LoadedFile, loaded: LoadedFile) -> bool:
+    kept = _kept(loaded)
+    return all(reread.plain.get(loc) == text for loc, text in kept.items())
 
 
 def _cut(loaded: LoadedFile) -> str | None:
@@ -59,7 +81,7 @@ def _cut(loaded: LoadedFile) -> str | None:
 def as_automodel_reads(loaded: LoadedFile) -> dict[str, Any]:
     """The file's data with every unquoted scalar read as YAML 1.1 (PyYAML) reads it."""
     data: dict[str, Any] = _copy(loaded.data)
-    for loc, text in loaded.plain.items():
+    for loc, text in _from_the_file(loaded).items():
         parent: Any = data
         for part in loc[:-1]:
             parent = parent[part]

@@ -65,6 +65,8 @@ def _resources(cfg: SkyPilotConfig) -> dict[str, Any]:
         if value is not None:
             resources[key] = value
     resources["use_spot"] = cfg.use_spot
+    if not cfg.use_spot and cfg.autostop is not None:
+        resources["autostop"] = {"idle_minutes": cfg.autostop, "down": cfg.down}
     if cfg.use_spot:
         recovery = cfg.job_recovery
         resources["job_recovery"] = {

@@ -26,6 +26,16 @@ FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed 
 STEP_GPUS = '${SLURM_GPUS_ON_NODE:+"--gpus-per-node=$SLURM_GPUS_ON_NODE"}'
 """An exclusive job holds every GPU of its nodes, but a step gets none of those it did
 not ask for (srun(1), seen on Slurm 22.05): ask for the node's GPUs where it has any."""
+RANK_PREFIX = (
+    'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/torchrun" '
+    'TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[rank\\${rank}]:"'
+)
+"""torchrun (through its ``PET_*`` variables) tags each output line with the global rank
+(``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
+``torchrun/`` in the job directory."""
+RECORD_EXIT = """trap 'printf "%s\\n" "$?" > "$JOB_DIR/exit_code"' EXIT"""
+"""The job leaves its exit status in the job directory: ``status`` reads it when Slurm
+no longer knows the job (no accounting, and past MinJobAge)."""
 PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
 """Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
 
@@ -96,6 +106,8 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
     port = AUTO_PORT if cfg.master_port == "auto" else str(cfg.master_port)
     return "\n".join([
         f"JOB_DIR={quote(spec.job_dir)}",
+        RECORD_EXIT,
+        RANK_PREFIX,
         FIRST_HOST,
         f"MASTER_PORT={port}",
         f"WORLD_SIZE={cfg.world_size}",

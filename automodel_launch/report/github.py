@@ -27,8 +27,15 @@ def write_github(reports: Sequence[FileReport], stream: TextIO) -> None:
         for d in report.diagnostics:
             where = f"{d.path}: " if d.path else ""
             hint = f" (hint: {d.hint})" if d.hint else ""
+            title = _property("automodel-launch " + d.code)
+            if d.origin is not None and d.origin.kind == "set":
+                # no line to annotate: on the recipe, the argument named in the text
+                where = f"{d.origin.label}: {where}"
+                place = f"file={_property(report.path)}"
+            else:
+                file = report.path if d.origin is None else d.origin.where
+                place = f"file={_property(file)},line={d.line},col={d.column}"
             stream.write(
-                f"::{_COMMANDS[d.severity.value]} file={_property(report.path)},line={d.line},"
-                f"col={d.column},title={_property('automodel-launch ' + d.code)}::"
+                f"::{_COMMANDS[d.severity.value]} {place},title={title}::"
                 f"{_data(where + d.message + hint)}\n"
             )

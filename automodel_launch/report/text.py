@@ -15,9 +15,18 @@ if TYPE_CHECKING:
     from automodel_launch.results import FileReport
 
 
+def place(path: str, d: Diagnostic) -> str:
+    """``file:line:col``: the recipe's, the profile file's, or the ``--set`` argument."""
+    if d.origin is None:
+        return f"{path}:{d.line}:{d.column}"
+    if d.origin.kind == "set":
+        return d.origin.label
+    return f"{d.origin.where}:{d.line}:{d.column}"
+
+
 def format_line(path: str, d: Diagnostic) -> str:
     field = f" {d.path}:" if d.path else ""
-    return f"{path}:{d.line}:{d.column}: {d.severity.value}[{d.code}]{field} {d.message}"
+    return f"{place(path, d)}: {d.severity.value}[{d.code}]{field} {d.message}"
 
 
 def summary(reports: Sequence[FileReport], *, strict: bool) -> str:
@@ -51,7 +60,7 @@ def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) 
     styles = {"error": "bold red", "warning": "bold yellow", "note": "bold blue"}
     for report in reports:
         for d in report.diagnostics:
-            line = Text(f"{report.path}:{d.line}:{d.column}: ", style="bold")
+            line = Text(f"{place(report.path, d)}: ", style="bold")
             line.append(f"{d.severity.value}[{d.code}]", style=styles[d.severity.value])
             line.append(f" {d.path}:" if d.path else "", style="cyan")
             line.append(f" {d.message}")

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHERS
+from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHER_SECTIONS, LAUNCHERS
 from automodel_launch.diagnostics import Collector
 
-RECIPE_KEYS = ("recipe", "model")
-"""What makes a file a recipe: AutoModel 0.7's ``recipe:`` target, or the model every
-recipe of the 2025 command form (``automodel finetune llm -c FILE``) trains."""
+
+def _recipe_sections(data: dict[str, Any]) -> list[str]:
+    """What makes a file a recipe: AutoModel 0.7's ``recipe:`` target, ``model:``, or in
+    the 2025 command form (``automodel finetune llm -c FILE``, the command names the
+    recipe) the recipe's own sections: any section the job config keeps."""
+    return [k for k, v in data.items() if k not in LAUNCHER_SECTIONS and v is not None]
 
 
 def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: bool) -> None:
@@ -46,14 +49,14 @@ def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: boo
         (launcher,),
         f"the file has a {launcher}: section but no recipe: nothing to train (the job config "
         "would be empty)",
-        "add the recipe (recipe: and model: ...) to this file, or pass --entry to run your own "
-        "program",
+        "add the recipe (recipe:, model:, dataset: ...) to this file, or pass --entry to run "
+        "your own program",
         at_key=True,
     )
 
 
 def _has_recipe(data: dict[str, Any]) -> bool:
-    if any(data.get(key) is not None for key in RECIPE_KEYS):
+    if _recipe_sections(data):
         return True
     slurm = data.get("slurm")
     return isinstance(slurm, dict) and bool(slurm.get("command"))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -11,6 +12,8 @@ class Submitted:
 
     summary: str
     job_id: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    """Recorded in the job's manifest: what finds the job again (a pid, a cluster name)."""
 
 
 class SubmitError(Exception):

@@ -1,18 +1,22 @@
-"""Run the interactive command on this node.
+"""Run the interactive command on this node, in the foreground or detached.
 
 The run gets a process group of its own, so an interruption of this command (Ctrl-C,
 SIGTERM, SIGHUP) reaches torchrun and every rank, not only the shell in between;
 what does not stop within :data:`GRACE_SECONDS` is killed, so nothing is left running
-after the command has returned.
+after the command has returned. Either way the run's exit status ends up in the job
+directory's ``exit_code`` (``status`` reads it), and the directory is kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.submit import SubmitError, Submitted
 
@@ -20,26 +24,88 @@ if TYPE_CHECKING:
     from automodel_launch.launchers import Handover
 
 SCRIPT = "run.sh"
+LOG = "output.log"
+EXIT_FILE = "exit_code"
+CANCELLED_FILE = "cancelled"
 GRACE_SECONDS = 30.0
 """How long an interrupted run may take to stop before what is left is killed."""
+_DETACHED = (
+    'bash "$1"; code=$?; printf "%s\\n" "$code" > exit_code.tmp && mv exit_code.tmp exit_code; '
+    'exit "$code"'
+)
+"""The detached run's leader: runs the script, then records its exit status."""
+
+Started = Callable[[str, dict[str, Any]], None]
 
 
-def run_local(job_dir: Path, script: str = SCRIPT) -> Submitted:
+def run_local(job_dir: Path, script: str = SCRIPT, started: Started | None = None) -> Submitted:
     try:
         process = subprocess.Popen(["bash", script], cwd=job_dir, start_new_session=True)
     except OSError as exc:
         raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
+    if started is not None:
+        started(str(process.pid), _details(process.pid, detached=False))
     try:
         returncode = process.wait()
     except BaseException as exc:  # KeyboardInterrupt, or errors.Interrupted (SIGTERM, SIGHUP)
+        _record(job_dir, CANCELLED_FILE, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         _stop(process, getattr(exc, "signum", signal.SIGINT))
         raise
+    _record(job_dir, EXIT_FILE, str(returncode))
     if returncode != 0:
         raise SubmitError(
             f"the run exited with status {returncode}; its logs and files are kept in {job_dir}",
             started=True,
         )
-    return Submitted(f"run finished; files in {job_dir}")
+    return Submitted(f"run finished; files in {job_dir}", str(process.pid))
+
+
+def run_detached(job_dir: Path, script: str = SCRIPT) -> Submitted:
+    """Start the run in the background and return; its output goes to ``output.log``."""
+    try:
+        with (job_dir / LOG).open("ab") as log:
+            process = subprocess.Popen(
+                ["bash", "-c", _DETACHED, "run", script],
+                cwd=job_dir,
+                env={**os.environ, **rank_tags(job_dir)},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+    except OSError as exc:
+        raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
+    return Submitted(
+        f"started run (process group {process.pid}) in the background; output in {job_dir / LOG}",
+        str(process.pid),
+        _details(process.pid, detached=True),
+    )
+
+
+def rank_tags(job_dir: Path) -> dict[str, str]:
+    """torchrun tags each line ``[rankN]:`` (``logs --rank N``), each rank's output kept
+    under ``torchrun/``; the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
+    return {
+        "PET_TEE": "3",
+        "PET_LOG_DIR": str(job_dir / "torchrun"),
+        "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
+    }
+
+
+def _details(pid: int, *, detached: bool) -> dict[str, Any]:
+    from automodel_launch.jobs.local import process_start
+
+    return {
+        "pid": pid,
+        "process_start": process_start(pid),
+        "detached": detached,
+        "started_at": time.time(),
+    }
+
+
+def _record(job_dir: Path, name: str, text: str) -> None:
+    with contextlib.suppress(OSError):  # the run's result stands; only `status` loses it
+        (job_dir / name).write_text(text + "\n", encoding="utf-8")
 
 
 def _stop(process: subprocess.Popen[bytes], signum: int) -> None:
@@ -61,4 +127,6 @@ def _stop(process: subprocess.Popen[bytes], signum: int) -> None:
 def hand_over(handover: Handover) -> Submitted:
     if handover.dry_run:
         return Submitted(f"would run: {handover.files[SCRIPT].splitlines()[-1]}")
-    return run_local(handover.job_dir)
+    if handover.detach:
+        return run_detached(handover.job_dir)
+    return run_local(handover.job_dir, started=handover.started)

@@ -26,6 +26,7 @@ def submit_skypilot(
     secret_values: Mapping[str, str],
     *,
     dry_run: bool = False,
+    down: bool = True,
 ) -> Submitted:
     try:
         import sky
@@ -49,19 +50,31 @@ def submit_skypilot(
         if managed:
             request = sky.jobs.launch(task, name=name)
         else:
-            request = sky.launch(task, cluster_name=name)
+            autostop = task_config["resources"].get("autostop") or {}
+            request = sky.launch(
+                task,
+                cluster_name=name,
+                idle_minutes_to_autostop=autostop.get("idle_minutes"),
+                down=down,
+            )
         result = sky.stream_and_get(request)
     except Exception as exc:  # the SDK raises many types; all end the same way for the user
         hide = Redactor(secret_values.values())
         raise SubmitError(f"SkyPilot refused the task: {hide(str(exc))}") from None
-    kind = "managed job" if managed else "cluster job"
-    return Submitted(f"launched SkyPilot {kind} {name}; files in {job_dir}", _job_id(result))
+    job_id = _job_id(result)
+    if managed:
+        summary = f"launched SkyPilot managed job {job_id} ({name}); files in {job_dir}"
+    else:
+        summary = f"launched SkyPilot job {job_id} on cluster {name}; files in {job_dir}"
+    return Submitted(summary, job_id, {"managed": managed, "cluster": name})
 
 
 def _job_id(result: Any) -> str | None:
-    if isinstance(result, tuple) and result:
-        return str(result[0])
-    return None if result is None else str(result)
+    """``sky.launch`` gives ``(job_id, handle)``, ``sky.jobs.launch`` ``([job_id], handle)``."""
+    first = result[0] if isinstance(result, tuple) and result else result
+    if isinstance(first, list):
+        first = first[0] if first else None
+    return None if first is None else str(first)
 
 
 def hand_over(handover: Handover) -> Submitted:
@@ -73,4 +86,6 @@ def hand_over(handover: Handover) -> Submitted:
     assert section is not None, "a SkyPilot job has a skypilot: section"
     task = YAML(typ="safe").load(handover.files["task.yaml"])
     values = secret_values(section, handover.environ)
-    return submit_skypilot(task, handover.job_dir, values, dry_run=handover.dry_run)
+    return submit_skypilot(
+        task, handover.job_dir, values, dry_run=handover.dry_run, down=section.down
+    )

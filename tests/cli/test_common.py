@@ -75,10 +75,18 @@ def test_a_settings_error_never_shows_a_token(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(f"AUTOMODEL_LAUNCH_{token}", "1")
     with pytest.raises(typer.BadParameter) as raised:
         load_settings()
-    assert str(raised.value) == "unknown variable AUTOMODEL_LAUNCH_***; known names: " + (
+    from automodel_launch.secrets import display
+
+    # the list is long enough to be cut as every message is (600 characters)
+    assert str(raised.value) == display(
+        "unknown variable AUTOMODEL_LAUNCH_***; known names: "
         "AUTOMODEL_LAUNCH_CHECKPOINT_MARGIN_MINUTES, AUTOMODEL_LAUNCH_CHECK_ENV, "
         "AUTOMODEL_LAUNCH_CHECK_PATHS, AUTOMODEL_LAUNCH_CONFIG, AUTOMODEL_LAUNCH_DEBUG, "
-        "AUTOMODEL_LAUNCH_FORMAT, AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION, "
-        "AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN, AUTOMODEL_LAUNCH_STRICT, "
-        "AUTOMODEL_LAUNCH_UPDATE_GOLDEN"
+        "AUTOMODEL_LAUNCH_FORMAT, AUTOMODEL_LAUNCH_PROFILE, AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT, "
+        "AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION, AUTOMODEL_LAUNCH_SITE_PROFILES, "
+        "AUTOMODEL_LAUNCH_SLURMD_PORT, AUTOMODEL_LAUNCH_SLURM_CPUS, "
+        "AUTOMODEL_LAUNCH_SLURM_CTLD_PORT, AUTOMODEL_LAUNCH_SLURM_DIR, "
+        "AUTOMODEL_LAUNCH_SPOT_CHECKPOINT_INTERVAL_WARN, AUTOMODEL_LAUNCH_STATE_DIR, "
+        "AUTOMODEL_LAUNCH_STRICT, AUTOMODEL_LAUNCH_UPDATE_GOLDEN"
     )
+    assert token not in str(raised.value)

@@ -60,7 +60,12 @@ def test_a_launcher_section_without_a_recipe_has_nothing_to_train(
 
 
 @pytest.mark.parametrize(
-    "addition", ["recipe: TrainFinetuneRecipeForNextTokenPrediction\n", "model:\n  x: 1\n"]
+    "addition",
+    [
+        "recipe: TrainFinetuneRecipeForNextTokenPrediction\n",
+        "model:\n  x: 1\n",
+        "step_scheduler:\n  max_steps: 10\n",  # the 2025 command form: the CLI names the recipe
+    ],
 )
 def test_a_recipe_or_a_model_is_something_to_train(tmp_path: Path, addition: str) -> None:
     (tmp_path / "recipe.yaml").write_text(addition + LAUNCHER_ONLY, encoding="utf-8")

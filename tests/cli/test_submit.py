@@ -35,10 +35,17 @@ def test_a_failed_local_run_keeps_its_job_directory(tmp_path: Path) -> None:
     job = tmp_path / "jobs" / "run1"
     done = submit("local.yaml", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin")
     assert done.returncode == 1
-    assert done.stderr == (
-        f"error: the run exited with status 3; its logs and files are kept in {job}\n"
+    assert done.stderr.endswith(
+        f"\nerror: the run exited with status 3; its logs and files are kept in {job}\n"
     )
-    assert sorted(p.name for p in job.iterdir()) == ["job_config.yaml", "run.sh", "train.log"]
+    assert sorted(p.name for p in job.iterdir()) == [
+        "exit_code",
+        "job_config.yaml",
+        "manifest.json",
+        "run.sh",
+        "train.log",
+    ]
+    assert (job / "exit_code").read_text() == "3\n"
     assert (job / "train.log").read_text() == "step 1 loss 2.3\n"
 
 
@@ -50,7 +57,7 @@ def test_a_refused_submission_removes_what_it_wrote(tmp_path: Path) -> None:
     args = ("slurm.yaml", "--no-preflight", "--job-dir", str(job))
     done = submit(*args, cwd=tmp_path, bin_dir=tmp_path / "bin")
     assert done.returncode == 1
-    assert done.stderr == "error: sbatch refused the job: sbatch: error: invalid account\n"
+    assert done.stderr.endswith("\nerror: sbatch refused the job: sbatch: error: invalid account\n")
     assert list((tmp_path / "jobs").iterdir()) == []  # "new" was created by submit: gone too
 
 
@@ -77,9 +84,14 @@ def test_a_home_relative_job_dir_is_expanded(tmp_path: Path) -> None:
              "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"run finished; files in {home}/x\n"
+    assert done.stdout.startswith(f"run finished; files in {home}/x\nrecorded as job ")
     assert not (tmp_path / "~").exists()
-    assert sorted(p.name for p in (home / "x").iterdir()) == ["job_config.yaml", "run.sh"]
+    assert sorted(p.name for p in (home / "x").iterdir()) == [
+        "exit_code",
+        "job_config.yaml",
+        "manifest.json",
+        "run.sh",
+    ]
 
 
 def test_a_literal_under_a_secret_named_recipe_key_stops_a_submission(tmp_path: Path) -> None:

@@ -26,10 +26,12 @@ class Cluster:
         timeout: float = 30,
         extra_env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        # the test's own job registry (tests/conftest.py), not the one of the session's start
+        registry = {k: v for k, v in os.environ.items() if k == "AUTOMODEL_LAUNCH_STATE_DIR"}
         return subprocess.run(
             list(args),
             cwd=cwd,
-            env={**self.env, **(extra_env or {})},
+            env={**self.env, **registry, **(extra_env or {})},
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -29,5 +29,85 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
     lines = sorted(line for line in done.stdout.splitlines() if line.startswith("rank="))
     assert [line.split()[0] for line in lines] == ["rank=0", "rank=1"]
     assert all("world_size=2" in line and line.endswith("sum=3") for line in lines)
-    assert done.stdout.rstrip().endswith(f"run finished; files in {tmp_path / 'job'}")
-    assert sorted(p.name for p in (tmp_path / "job").iterdir()) == ["job_config.yaml", "run.sh"]
+    assert f"\nrun finished; files in {tmp_path / 'job'}\nrecorded as job " in done.stdout
+    assert sorted(p.name for p in (tmp_path / "job").iterdir()) == [
+        "exit_code",
+        "job_config.yaml",
+        "manifest.json",
+        "run.sh",
+    ]
+
+
+def _cli(tmp_path: Path, torchrun: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "automodel_launch", *args],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}",
+             "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+
+
+def _detach(tmp_path: Path, torchrun: str, name: str, ticks: int, code: int) -> str:
+    config = tmp_path / f"{name}.yaml"
+    config.write_text("model:\n  name: tiny\n")
+    done = _cli(
+        tmp_path, torchrun, "submit", str(config), "--detach", "--nproc-per-node", "2",
+        "--entry", f"{HARNESS / 'ticker.py'} {ticks} 0.5 {code}", "--job-dir",
+        str(tmp_path / name),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("started run (process group ")
+    return done.stdout.split("recorded as job ")[1].split(":")[0]
+
+
+def _status(tmp_path: Path, torchrun: str, job: str) -> dict[str, object]:
+    import json
+
+    done = _cli(tmp_path, torchrun, "status", job, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> None:
+    quick = _detach(tmp_path, torchrun, "quick", 4, 0)
+    slow = _detach(tmp_path, torchrun, "slow", 600, 0)
+    running = _status(tmp_path, torchrun, quick)
+    assert (running["state"], running["launcher"], running["nodes"]) == (
+        "RUNNING", "interactive", "localhost"
+    )  # fmt: skip
+    assert running["log_path"] == str(tmp_path / "quick" / "output.log")
+
+    followed = _cli(tmp_path, torchrun, "logs", quick, "--follow")
+    assert followed.returncode == 0, followed.stderr
+    ticks = sorted(line for line in followed.stdout.splitlines() if "tick=" in line)
+    assert ticks == [f"[rank{r}]:rank={r} tick={t}" for r in (0, 1) for t in range(4)]
+    one_rank = _cli(tmp_path, torchrun, "logs", quick, "--rank", "0")
+    assert one_rank.stdout.splitlines() == [f"rank=0 tick={t}" for t in range(4)]
+    done = _status(tmp_path, torchrun, quick)
+    assert (done["state"], done["exit_code"]) == ("COMPLETED", 0)
+
+    assert _status(tmp_path, torchrun, slow)["state"] == "RUNNING"
+    cancelled = _cli(tmp_path, torchrun, "cancel", slow)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout.splitlines()[-1] == "state: CANCELLED"
+    shown = _status(tmp_path, torchrun, str(tmp_path / "slow"))  # a job directory names it too
+    assert (shown["id"], shown["state"]) == (slow, "CANCELLED")
+    from automodel_launch.jobs.local import group_alive
+
+    assert not group_alive(int(str(shown["scheduler_id"])))  # no rank is left running
+
+
+def test_a_failed_detached_run_shows_its_exit_code(torchrun: str, tmp_path: Path) -> None:
+    job = _detach(tmp_path, torchrun, "fails", 2, 3)
+    watched = _cli(tmp_path, torchrun, "status", job, "--watch", "--format", "json")
+    assert watched.returncode == 0, watched.stderr
+    import json
+
+    states = [json.loads(line)["state"] for line in watched.stdout.splitlines()]
+    assert states == ["RUNNING", "FAILED"]  # one line a change, until the job ends
+    followed = _cli(tmp_path, torchrun, "logs", job, "--follow")
+    assert followed.returncode == 1  # torchrun's own exit code when a rank fails
+    assert "exitcode  : 3" in followed.stdout
+    shown = _status(tmp_path, torchrun, job)
+    assert (shown["state"], shown["exit_code"]) == ("FAILED", 1)

@@ -21,6 +21,7 @@ from tests.integration.slurm import HARNESS, Cluster
 pytestmark = pytest.mark.integration
 
 LINE = re.compile(
+    r"(?:\[rank\d+\]:)?"  # torchrun's tag of each line (logs --rank)
     r"rank=(?P<rank>\d+) local_rank=\d+ world_size=(?P<world>\d+) node=(?P<node>\S+) "
     r"master_addr=(?P<addr>\S+) master_port=\d+ env_world_size=(?P<env_world>\d+) "
     r"job_tag=(?P<tag>.*) sum=(?P<sum>\d+)$"
@@ -138,7 +139,7 @@ def test_submit_command_runs_the_job(slurm_cluster: Cluster, torchrun: str, tmp_
     assert match, submitted.stdout
     job_id, job_dir = match.group(1), Path(match.group(2))
     assert job_dir.parent == tmp_path / "jobs"
-    assert sorted(p.name for p in job_dir.iterdir()) >= ["job.sbatch", "job_config.yaml"]
+    assert {p.name for p in job_dir.iterdir()} >= {"job.sbatch", "job_config.yaml", "manifest.json"}
     assert slurm_cluster.wait(job_id) == "COMPLETED"
     output = (job_dir / f"allreduce_{job_id}.out").read_text()
     assert sorted(int(m["rank"]) for m in map(LINE.match, output.splitlines()) if m) == [0, 1, 2, 3]

@@ -47,7 +47,9 @@ def sky_calls(
     monkeypatch.setattr(
         sky.jobs, "launch", lambda task, **kw: calls.append(("jobs.launch", task, kw)) or "r2"
     )
-    monkeypatch.setattr(sky, "stream_and_get", lambda request: (7, None))
+    monkeypatch.setattr(
+        sky, "stream_and_get", lambda request: ([7] if request == "r2" else 7, None)
+    )
     return calls
 
 
@@ -68,7 +70,7 @@ def test_spot_task_goes_to_managed_jobs_with_its_secret(
 ) -> None:
     result = _submit(tmp_path, spot=True)
     assert result.exit_code == 0, result.output
-    assert "launched SkyPilot managed job sky-job" in result.output
+    assert "launched SkyPilot managed job 7 (sky-job)" in result.output
     (kind, task, kwargs) = sky_calls[0]
     assert kind == "jobs.launch" and kwargs == {"name": "sky-job"}
     assert {k: v.get_secret_value() for k, v in task.secrets.items()} == {"HF_TOKEN": TOKEN}
@@ -83,7 +85,11 @@ def test_spot_task_goes_to_managed_jobs_with_its_secret(
 def test_on_demand_task_goes_to_a_cluster(sky_calls: list[Any], tmp_path: Path) -> None:
     result = _submit(tmp_path, spot=False)
     assert result.exit_code == 0, result.output
-    assert [(kind, kw) for kind, _, kw in sky_calls] == [("launch", {"cluster_name": "sky-job"})]
+    assert [(kind, kw) for kind, _, kw in sky_calls] == [
+        ("launch", {"cluster_name": "sky-job", "idle_minutes_to_autostop": 10, "down": True})
+    ]
+    assert "launched SkyPilot job 7 on cluster sky-job" in result.output
+    assert "  afterwards     the cluster is torn down after 10 idle minutes\n" in result.output
 
 
 def test_missing_secret_is_refused_before_any_call(sky_calls: list[Any], tmp_path: Path) -> None:

@@ -1,0 +1,22 @@
+"""``automodel-launch explain FIELD``: what a field means, takes, defaults to and is checked by."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+
+def command(
+    field: Annotated[str, typer.Argument(help="Dotted field path, e.g. slurm.time.")],
+) -> None:
+    """Describe one field: type, accepted forms, default and the rules (codes) that involve it."""
+    from automodel_launch.explain import UnknownField, explain
+    from automodel_launch.secrets import display
+
+    try:
+        sys.stdout.write(explain(field))
+    except UnknownField as exc:
+        typer.echo(f"error: {display(str(exc))}", err=True)
+        raise typer.Exit(2) from None

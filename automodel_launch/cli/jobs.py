@@ -1,0 +1,116 @@
+"""``automodel-launch jobs``: every recorded job, newest first, with its state now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+LAUNCHER_NAMES = {"slurm": "slurm", "skypilot": "skypilot", "local": "interactive",
+                  "interactive": "interactive"}  # fmt: skip
+
+
+def command(
+    launcher: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--launcher", help="Only this launcher: slurm, skypilot or local."),
+    ] = None,
+    state: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--state", help="Only jobs in this state (PENDING, RUNNING, FAILED, ...)."),
+    ] = None,
+    since: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--since", help="Only jobs submitted this long ago or later: 2d, 12h, 30m."),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", help='text (a table) or json ({"jobs": [JOB, ...]}).')
+    ] = "text",
+    reindex: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--reindex",
+            help="Rebuild the registry's records of the job directories under DIR from their "
+            "manifests (a corrupt registry is set aside first).",
+            metavar="DIR",
+        ),
+    ] = None,
+) -> None:
+    """List recorded jobs, newest first, with their state now."""
+    from automodel_launch.jobs.lookup import since_epoch
+    from automodel_launch.jobs.states import STATES
+
+    if output_format not in ("text", "json"):
+        raise typer.BadParameter("use text or json", param_hint="--format")
+    if launcher is not None and launcher not in LAUNCHER_NAMES:
+        raise typer.BadParameter("use slurm, skypilot or local", param_hint="--launcher")
+    if state is not None and state.upper() not in STATES:
+        raise typer.BadParameter("use one of " + ", ".join(STATES), param_hint="--state")
+    try:
+        after = since_epoch(since) if since is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--since") from None
+    if reindex is not None:
+        _reindex(reindex)
+        return
+    _list(LAUNCHER_NAMES.get(launcher or ""), state.upper() if state else None, after,
+          output_format)  # fmt: skip
+
+
+def _list(launcher: str | None, state: str | None, after: float | None, output_format: str) -> None:
+    import sys
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.registry import RegistryError, open_registry
+    from automodel_launch.jobs.status import statuses
+
+    try:
+        with open_registry() as registry:
+            manifests = registry.jobs(launcher, after)
+    except RegistryError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    shown = [s for s in statuses(manifests) if state is None or s.state == state]
+    if output_format == "json":
+        sys.stdout.write(view.jobs_json(shown))
+        return
+    if not shown:
+        typer.echo("no jobs recorded" + (" that match" if manifests else ""))
+        return
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=400)  # a pipe or file gets whole rows, not 80 columns
+    console.print(view.jobs_table(shown))
+
+
+def _reindex(directory: Path) -> None:
+    from automodel_launch.jobs.registry import (
+        CorruptRegistry,
+        RegistryError,
+        open_registry,
+        registry_path,
+        set_aside,
+    )
+
+    if not directory.is_dir():
+        raise typer.BadParameter(f"{directory} is not a directory", param_hint="--reindex")
+    for attempt in (1, 2):
+        try:
+            with open_registry() as registry:
+                count, problems = registry.reindex(directory)
+            break
+        except CorruptRegistry as exc:
+            if attempt == 2:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from None
+            aside = set_aside(registry_path())
+            typer.echo(f"warning: the registry was corrupt; moved it to {aside}", err=True)
+        except RegistryError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+    for problem in problems:
+        typer.echo(f"warning: skipped {problem}", err=True)
+    typer.echo(f"recorded {count} job(s) from {directory.expanduser().absolute()}")

@@ -1,0 +1,43 @@
+"""JOB on the command line: a registry id (or its unique start), a scheduler id, a job
+directory or a job name. A job directory with a manifest is read directly, so a job is
+found even when the registry cannot be used."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from automodel_launch.jobs.manifest import MANIFEST, Manifest, read_manifest
+from automodel_launch.jobs.registry import open_registry
+from automodel_launch.jobs.status import JobError
+from automodel_launch.secrets import display
+
+_SPAN = re.compile(r"^(\d+)([smhdw])$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def find_job(text: str) -> Manifest:
+    directory = Path(text).expanduser()
+    if (directory / MANIFEST).is_file():
+        return read_manifest(directory.absolute())
+    with open_registry() as registry:
+        found = registry.find(text)
+    if not found:
+        raise JobError(
+            f"no job is {display(text)!r} (an id, scheduler id, job directory or job name); "
+            "`automodel-launch jobs` lists them"
+        )
+    same_name = all(m.name == found[0].name for m in found) and found[0].name == text
+    if len(found) > 1 and not same_name:
+        choices = ", ".join(f"{m.id} ({m.launcher} {m.scheduler_id})" for m in found[:5])
+        raise JobError(f"{display(text)!r} names {len(found)} jobs: {choices}; give the id")
+    return found[0]  # a name: its newest job
+
+
+def since_epoch(text: str) -> float:
+    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now."""
+    match = _SPAN.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"{text!r} is not a time span like 2d, 12h, 30m, 1w")
+    return time.time() - int(match.group(1)) * _UNIT[match.group(2)]

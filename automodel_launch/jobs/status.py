@@ -1,0 +1,169 @@
+"""A job's status as every command shows it, and the backend of each launcher.
+
+A backend is a module of three functions: ``statuses(manifests)`` (one scheduler query
+for many jobs), ``logs(manifest, follow, rank)`` (returns the exit code to end with) and
+``cancel(manifest)``. What a finished job leaves in its directory (``exit_code``, and
+``cancelled`` when ``cancel`` stopped it) answers when the scheduler no longer knows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.states import FINISHED, Reason, State, explain
+
+EXIT_FILE = "exit_code"
+"""Written by the job itself (the SBATCH script's EXIT trap, the local run's wrapper)."""
+CANCELLED_FILE = "cancelled"
+"""Written by ``cancel``: the job was stopped on purpose."""
+
+
+class JobError(Exception):
+    """A job command that cannot be done; the message says why."""
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    manifest: Manifest
+    state: State
+    scheduler_state: str | None = None
+    reason: str | None = None
+    nodes: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    time_limit: str | None = None
+    exit_code: int | None = None
+    log_path: str | None = None
+    cluster: str | None = None
+    """The scheduler's cluster name, when it says (else the manifest's)."""
+    note: str | None = None
+    """What else the user should know (a deleted job directory, an unreachable scheduler)."""
+
+    @property
+    def explained(self) -> Reason | None:
+        return explain(self.reason) if self.state == "PENDING" and self.reason else None
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINISHED
+
+    @property
+    def elapsed(self) -> float | None:
+        if self.started_at is None:
+            return None
+        end = self.ended_at if self.ended_at is not None else time.time()
+        return max(0.0, end - self.started_at)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JOB object of docs/json-output.md."""
+        m = self.manifest
+        explained = self.explained
+        return {
+            "id": m.id,
+            "name": m.name,
+            "launcher": m.launcher,
+            "scheduler_id": m.scheduler_id,
+            "cluster": self.cluster or m.cluster,
+            "state": self.state,
+            "scheduler_state": self.scheduler_state,
+            "reason": self.reason,
+            "reason_explained": explained.text if explained else None,
+            "never_starts": explained.never_starts if explained else False,
+            "fix_field": explained.field if explained else None,
+            "nodes": self.nodes,
+            "elapsed_seconds": None if self.elapsed is None else round(self.elapsed),
+            "time_limit": self.time_limit,
+            "exit_code": self.exit_code,
+            "log_path": self.log_path,
+            "job_dir": m.job_dir,
+            "submitted_at": m.submitted_at,
+            "config_path": m.config_path,
+            "note": self.note,
+        }
+
+
+def backend(launcher: str) -> Any:
+    """The module of :attr:`automodel_launch.launchers.Launcher.backend`."""
+    from automodel_launch.launchers import LAUNCHERS
+
+    if launcher not in LAUNCHERS:
+        raise JobError(f"the job's launcher {launcher!r} is not one this version knows")
+    return importlib.import_module(LAUNCHERS[launcher].backend)
+
+
+def statuses(manifests: list[Manifest]) -> list[JobStatus]:
+    """Each job's status, in the order given; one query per launcher."""
+    by_launcher: dict[str, list[Manifest]] = {}
+    for manifest in manifests:
+        by_launcher.setdefault(manifest.launcher, []).append(manifest)
+    found: dict[str, JobStatus] = {}
+    for launcher, group in by_launcher.items():
+        from automodel_launch.launchers import LAUNCHERS
+
+        if launcher not in LAUNCHERS:
+            for m in group:
+                found[m.id] = JobStatus(m, "UNKNOWN", note=f"unknown launcher {launcher!r}")
+            continue
+        for status in backend(launcher).statuses(group):
+            found[status.manifest.id] = _with_missing_dir(status)
+    return [found[m.id] for m in manifests]
+
+
+def _with_missing_dir(status: JobStatus) -> JobStatus:
+    if Path(status.manifest.job_dir).is_dir():
+        return status
+    from dataclasses import replace
+
+    return replace(
+        status,
+        note=f"the job directory {status.manifest.job_dir} no longer exists; "
+        "`automodel-launch jobs --reindex DIR` (its parent) drops this record",
+    )
+
+
+def left_behind(manifest: Manifest) -> tuple[State, int | None] | None:
+    """What a finished job left in its directory: CANCELLED, or its exit status."""
+    job_dir = Path(manifest.job_dir)
+    code = read_exit_code(job_dir)
+    if (job_dir / CANCELLED_FILE).exists():
+        return "CANCELLED", code
+    if code is not None:
+        return ("COMPLETED" if code == 0 else "FAILED"), code
+    return None
+
+
+def read_exit_code(job_dir: Path) -> int | None:
+    try:
+        text = (job_dir / EXIT_FILE).read_text(encoding="utf-8").split()
+    except OSError:
+        return None
+    return int(text[0]) if text and text[0].lstrip("-").isdigit() else None
+
+
+def mark_cancelled(manifest: Manifest) -> None:
+    """Best effort: a job directory that is gone or read-only only loses the marker."""
+    with contextlib.suppress(OSError):
+        (Path(manifest.job_dir) / CANCELLED_FILE).write_text(
+            time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime()), encoding="utf-8"
+        )
+
+
+def exit_code_for(status: JobStatus) -> int:
+    """What ``logs --follow`` ends with: the job's own exit code when known."""
+    if status.exit_code is not None:
+        return status.exit_code
+    return {"COMPLETED": 0, "CANCELLED": 130, "TIMEOUT": 124}.get(status.state, 1)
+
+
+def format_minutes(minutes: int | None) -> str | None:
+    if minutes is None:
+        return None
+    days, rest = divmod(minutes, 24 * 60)
+    text = f"{rest // 60}:{rest % 60:02d}:00"
+    return f"{days}-{text}" if days else text

@@ -1,0 +1,109 @@
+"""How ``jobs`` and ``status`` show jobs: a table, a detail view, or JSON."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from automodel_launch.jobs.status import JobStatus
+from automodel_launch.secrets import display
+
+STATE_STYLE = {
+    "PENDING": "yellow", "RUNNING": "cyan", "COMPLETED": "green", "FAILED": "red",
+    "CANCELLED": "magenta", "TIMEOUT": "red", "PREEMPTED": "yellow", "REQUEUED": "yellow",
+    "UNKNOWN": "dim",
+}  # fmt: skip
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    whole = int(seconds)
+    days, rest = divmod(whole, 86400)
+    text = f"{rest // 3600}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    return f"{days}-{text}" if days else text
+
+
+def submitted(stamp: str) -> str:
+    """Local time, as the user reads a clock."""
+    try:
+        import calendar
+
+        epoch = calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return stamp
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+def jobs_json(statuses: Sequence[JobStatus]) -> str:
+    return json.dumps({"jobs": [s.to_json() for s in statuses]}, indent=2) + "\n"
+
+
+def status_json(status: JobStatus) -> str:
+    return json.dumps(status.to_json(), indent=2) + "\n"
+
+
+def jobs_table(statuses: Sequence[JobStatus]) -> Any:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("ID", "NAME", "LAUNCHER", "SCHEDULER ID", "STATE", "SUBMITTED", "ELAPSED",
+                   "JOB DIRECTORY"):  # fmt: skip
+        table.add_column(column, overflow="fold")
+    for s in statuses:
+        m = s.manifest
+        state = f"[{STATE_STYLE[s.state]}]{s.state}[/]"
+        explained = s.explained
+        if explained is not None and explained.never_starts:
+            state += " [red](never starts)[/]"
+        table.add_row(
+            m.id, _cell(m.name), m.launcher, _cell(m.scheduler_id or "-"), state,
+            submitted(m.submitted_at), duration(s.elapsed), _cell(m.job_dir),
+        )  # fmt: skip
+    return table
+
+
+def status_lines(s: JobStatus) -> list[str]:
+    """The detail view, plain text (rich markup escaped)."""
+    m = s.manifest
+    own = f" (scheduler: {s.scheduler_state})" if s.scheduler_state else ""
+    lines = [
+        f"job {m.id}  {m.name}  [{m.launcher} {m.scheduler_id or '-'}]",
+        f"state      {s.state}{own}",
+    ]
+    if s.reason:
+        lines.append(f"reason     {s.reason}")
+    explained = s.explained
+    if explained is not None:
+        lines.append(f"           {explained.text}")
+        if explained.never_starts and explained.field:
+            lines.append(
+                f"           fix: change {explained.field} in {m.config_path}, then "
+                f"`automodel-launch cancel {m.id}` and submit again"
+            )
+        elif explained.field:
+            lines.append(f"           field: {explained.field}")
+    lines += [
+        f"nodes      {s.nodes or '-'}",
+        f"elapsed    {duration(s.elapsed)} of {s.time_limit or 'no limit known'}",
+        f"exit code  {'-' if s.exit_code is None else s.exit_code}",
+        f"log        {s.log_path or '-'}",
+        f"job dir    {m.job_dir}",
+        f"submitted  {submitted(m.submitted_at)}",
+    ]
+    if s.note:
+        lines.append(f"note       {s.note}")
+    return [_safe(line) for line in lines]
+
+
+def _safe(text: str) -> str:
+    return display(text)
+
+
+def _cell(text: str) -> str:
+    """A table cell: cleaned, and ``[...]`` in a name or path shown, not read as markup."""
+    from rich.markup import escape
+
+    return escape(display(text))

@@ -1,0 +1,171 @@
+"""Where profile files are, and reading them (each once per process).
+
+A profile file is YAML whose top-level keys are profile names, each holding launcher
+sections exactly as a recipe writes them::
+
+    eos:
+      slurm:
+        account: my-account
+        partition: batch
+
+Two files are read: the site file an administrator installs
+(``$AUTOMODEL_LAUNCH_SITE_PROFILES``, else ``/etc/automodel-launch/profiles.yaml``) and
+the user's (``~/.config/automodel-launch/profiles.yaml``, the XDG config directory).
+A profile in the user's file replaces the site's profile of the same name.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from automodel_launch.diagnostics import Diagnostic, Origin
+from automodel_launch.loading import LoadedFile, load_file
+from automodel_launch.profiles import LAUNCHERS, SITE_VARIABLE
+
+SITE_DEFAULT = Path("/etc/automodel-launch/profiles.yaml")
+FILE_NAME = "profiles.yaml"
+
+
+def user_file() -> Path:
+    import platformdirs
+
+    return platformdirs.user_config_path("automodel-launch") / FILE_NAME
+
+
+def site_file() -> Path:
+    explicit = os.environ.get(SITE_VARIABLE)
+    return Path(explicit) if explicit else SITE_DEFAULT
+
+
+@dataclass
+class ProfileFile:
+    path: str
+    loaded: LoadedFile | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """What loading it said, each with this file as its origin."""
+
+    @property
+    def names(self) -> list[str]:
+        return [str(k) for k in self.loaded.data] if self.loaded is not None else []
+
+
+@dataclass
+class Profile:
+    name: str
+    file: ProfileFile
+    sections: dict[str, Any]
+    """Launcher name -> the section's data, as the file writes it."""
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def origin(self) -> Origin:
+        return Origin("profile", self.file.path, self.name)
+
+
+_CACHE: dict[tuple[str, int, int], ProfileFile] = {}
+
+
+def read(path: Path, *, required: bool) -> ProfileFile | None:
+    """The file's profiles; None when it is absent and not ``required``."""
+    try:
+        info = path.stat()
+    except OSError:
+        info = None
+    if info is None and not required:
+        return None
+    key = (str(path), info.st_mtime_ns if info else 0, info.st_size if info else 0)
+    if key not in _CACHE:
+        if len(_CACHE) > 64:  # a long-lived process (the language server) sees edits
+            _CACHE.clear()
+        result = load_file(path)
+        origin = Origin("profile", str(path))
+        found = ProfileFile(
+            str(path),
+            result.loaded,
+            [_with_origin(d, origin) for d in result.diagnostics],
+        )
+        _CACHE[key] = found
+    return _CACHE[key]
+
+
+def profile_files() -> list[ProfileFile]:
+    """The site file, then the user's (later wins); a named site file must exist."""
+    found = [
+        read(site_file(), required=bool(os.environ.get(SITE_VARIABLE))),
+        read(user_file(), required=False),
+    ]
+    return [f for f in found if f is not None]
+
+
+def find(name: str, files: list[ProfileFile]) -> Profile | None:
+    for file in reversed(files):  # the user's file first
+        if file.loaded is None or name not in file.loaded.data:
+            continue
+        return _profile(name, file)
+    return None
+
+
+def _profile(name: str, file: ProfileFile) -> Profile:
+    assert file.loaded is not None
+    raw = file.loaded.data[name]
+    collector = file.loaded.collector()
+    origin = Origin("profile", file.path, name)
+    problems: list[Diagnostic] = []
+    sections: dict[str, Any] = {}
+    if not isinstance(raw, dict):
+        collector.add(
+            "invalid-profile",
+            (name,),
+            f"profile '{name}' is not a mapping of launcher sections",
+            f"write {name}: {{slurm: {{...}}}} or {name}: {{skypilot: {{...}}}}",
+        )
+    else:
+        for key, value in raw.items():
+            if key not in LAUNCHERS:
+                collector.add(
+                    "invalid-profile",
+                    (name, key),
+                    f"a profile holds launcher sections (slurm:, skypilot:), not '{key}:'",
+                    "recipe values belong in the recipe, or in --set",
+                    at_key=True,
+                )
+            elif value is None:
+                sections[key] = {}
+            elif not isinstance(value, dict):
+                collector.add(
+                    "invalid-profile",
+                    (name, key),
+                    f"{key}: in profile '{name}' is not a mapping of fields",
+                    f"write {key}: followed by its fields, indented",
+                )
+            elif "profile" in value:
+                collector.add(
+                    "invalid-profile",
+                    (name, key, "profile"),
+                    "a profile cannot name another profile",
+                    "write the values out in this profile",
+                    at_key=True,
+                )
+                sections[key] = {k: v for k, v in value.items() if k != "profile"}
+            else:
+                sections[key] = value
+    problems = [_with_origin(d, origin) for d in collector.items]
+    return Profile(name, file, sections, problems)
+
+
+def _with_origin(d: Diagnostic, origin: Origin) -> Diagnostic:
+    return Diagnostic(d.severity, d.code, d.path, d.line, d.column, d.message, d.hint, origin)
+
+
+def unknown(name: str, files: list[ProfileFile], where: str) -> str:
+    """The message for a profile name no file defines."""
+    from automodel_launch.settings import did_you_mean
+
+    known = {n for f in files for n in f.names}
+    read_from = ", ".join(f.path for f in files) or f"none of {site_file()}, {user_file()} exist"
+    if not known:
+        return f"no profile '{name}' ({where}): no profile file defines any ({read_from})"
+    return f"no profile '{name}' ({where}) in {read_from}" + did_you_mean(name, known)

@@ -1,0 +1,204 @@
+"""One recipe, its profile and its overrides, merged into the data every rule checks.
+
+The precedence, highest first (stated here once; the README repeats it):
+
+1. ``--set KEY=VALUE`` arguments (a later one wins over an earlier one);
+2. the recipe's own section;
+3. the profile (``--profile NAME``, else the section's ``profile:`` key, else
+   ``$AUTOMODEL_LAUNCH_PROFILE``), from the user's profile file, else the site's;
+4. the models' defaults.
+
+Mappings merge key by key; a list or a value replaces the lower layer's whole. A
+profile's launcher section applies when the recipe has that section, or no launcher
+section at all (the profile then chooses the launcher).
+
+The result is a :class:`MergedFile`: the recipe's text and sections (the job config is
+cut from them) with the merged data, and a collector that places each diagnostic where
+its value came from (:mod:`automodel_launch.profiles.provenance`).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from automodel_launch.diagnostics import Collector, Diagnostic, Loc, Severity, dotted
+from automodel_launch.loading import LoadedFile
+from automodel_launch.profiles import LAUNCHERS, PROFILE_VARIABLE
+from automodel_launch.profiles.files import Profile, find, profile_files, unknown
+from automodel_launch.profiles.jobtext import spliced
+from automodel_launch.profiles.overrides import Layers, Override
+from automodel_launch.profiles.provenance import Provenance, Source
+
+PRECEDENCE = ("set", "recipe", "profile", "default")
+"""Highest first: ``--set`` > the recipe's own section > the profile > defaults."""
+
+
+@dataclass
+class MergedFile(LoadedFile):
+    provenance: Provenance = field(default_factory=Provenance)
+    profile: Profile | None = None
+
+    def collector(self) -> Collector:
+        return _Collector(keys=self.keys, values=self.values, where=self.provenance.where)
+
+
+class _Collector(Collector):
+    """A file's "quote it" hint, said the way a ``--set`` argument is quoted."""
+
+    def add(
+        self,
+        code: str,
+        loc: Loc,
+        message: str,
+        hint: str | None = None,
+        *,
+        at_key: bool = False,
+        severity: Severity | None = None,
+    ) -> None:
+        origin = self.where(loc, at_key)[0] if self.where is not None else None
+        if hint and hint.startswith(_QUOTE) and origin is not None and origin.kind == "set":
+            key, _, text = origin.where.partition("=")
+            hint = f"""{_QUOTE}--set '{key}="{text}"'"""
+        super().add(code, loc, message, hint, at_key=at_key, severity=severity)
+
+
+_QUOTE = "quote it: "
+
+
+def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[Diagnostic]]:
+    """The merged file and the diagnostics of the layers themselves (bad profile, KEY)."""
+    layers = layers or Layers()
+    data = copy.deepcopy(loaded.data)
+    provenance = Provenance()
+    recipe = Source("recipe", None, loaded.keys, loaded.values, loaded.plain, loaded.tags,
+                    path=loaded.path)  # fmt: skip
+    provenance.claim((), data, recipe)
+    problems: list[Diagnostic] = []
+    applied: list[Override] = []
+    for override in layers.overrides:
+        found = override.problems or _apply(data, override, provenance)
+        problems += found
+        if not found:
+            applied.append(override)
+    profile, found = _profile(data, layers, provenance)
+    problems += found
+    if profile is not None:
+        _underlay(data, profile, provenance)
+    merged = MergedFile(
+        path=loaded.path,
+        data=data,
+        keys=loaded.keys,
+        values=loaded.values,
+        plain=provenance.plain(),
+        tags=provenance.tags(),
+        text=spliced(loaded, applied) or loaded.text,  # same lines, same comments
+        sections=loaded.sections,
+        provenance=provenance,
+        profile=profile,
+    )
+    return merged, problems
+
+
+def _apply(data: dict[str, Any], override: Override, provenance: Provenance) -> list[Diagnostic]:
+    source = Source("set", override.origin, plain=override.plain, tags=override.tags,
+                    base=override.loc)  # fmt: skip
+    container: Any = data
+    for depth, part in enumerate(override.loc):
+        here = override.loc[: depth + 1]
+        last = depth == len(override.loc) - 1
+        if isinstance(part, int):
+            if not isinstance(container, list) or part >= len(container):
+                size = len(container) if isinstance(container, list) else 0
+                what = f"a list of {size}" if isinstance(container, list) else "not a list"
+                return [_bad(override, f"{dotted(here[:-1])} is {what}: no item [{part}]")]
+        elif not isinstance(container, dict):
+            return [_bad(override, f"{dotted(here[:-1])} is a value, not a mapping of keys")]
+        if last:
+            container[part] = copy.deepcopy(override.value)
+            provenance.claim(here, container[part], source)
+            return []
+        child = container[part] if isinstance(part, int) else container.get(part)
+        if child is None:
+            child = {}
+            container[part] = child
+            if here not in provenance.owner:
+                provenance.owner[here] = source
+        container = child
+    return []
+
+
+def _bad(override: Override, message: str) -> Diagnostic:
+    return Diagnostic(
+        Severity.ERROR, "invalid-override", dotted(override.loc), 0, 0, message,
+        "set an existing list item, or a key inside a mapping", override.origin,
+    )  # fmt: skip
+
+
+def _profile(
+    data: dict[str, Any], layers: Layers, provenance: Provenance
+) -> tuple[Profile | None, list[Diagnostic]]:
+    """The profile to apply: --profile, else the section's profile:, else the variable."""
+    keyed = [
+        (name, data[name]["profile"])
+        for name in LAUNCHERS
+        if isinstance(data.get(name), dict) and isinstance(data[name].get("profile"), str)
+    ]
+    loc: Loc = ()
+    if layers.profile:
+        name, where = layers.profile, f"--profile {layers.profile}"
+    elif keyed:
+        loc = (keyed[0][0], "profile")
+        name, where = keyed[0][1], f"{dotted(loc)}: {keyed[0][1]}"
+    elif os.environ.get(PROFILE_VARIABLE):
+        name = os.environ[PROFILE_VARIABLE]
+        where = f"{PROFILE_VARIABLE}={name}"
+    else:
+        return None, []
+    files = profile_files()
+    problems = [d for f in files for d in f.diagnostics]
+    profile = find(name, files)
+    if profile is None:
+        origin, line, column = provenance.where(loc) if loc else (None, 1, 1)
+        message = unknown(name, files, where)
+        hint = "add it to your profiles.yaml (see the README), or name another"
+        problems.append(
+            Diagnostic(
+                Severity.ERROR, "unknown-profile", dotted(loc), line, column, message, hint, origin
+            )
+        )
+        return None, problems
+    return profile, problems + profile.problems
+
+
+def _underlay(data: dict[str, Any], profile: Profile, provenance: Provenance) -> None:
+    """Fill in what the recipe (and --set) left unset from the profile's sections."""
+    assert profile.file.loaded is not None
+    loaded = profile.file.loaded
+    source = Source("profile", profile.origin, loaded.keys, loaded.values, loaded.plain,
+                    loaded.tags, prefix=(profile.name,), path=profile.file.path)  # fmt: skip
+    present = [name for name in LAUNCHERS if name in data]
+    for name, section in profile.sections.items():
+        if present and name not in present:
+            continue
+        if data.get(name) is None:  # absent, or written empty (slurm:)
+            if name not in data:
+                provenance.owner[(name,)] = source
+            data[name] = {}
+        elif not isinstance(data[name], dict):
+            continue  # the section's own type error says what is wrong
+        _fill(data[name], section, (name,), source, provenance)
+
+
+def _fill(
+    target: dict[str, Any], lower: dict[str, Any], loc: Loc, source: Source, provenance: Provenance
+) -> None:
+    for key, value in lower.items():
+        here = (*loc, key)
+        if key not in target:
+            target[key] = copy.deepcopy(value)
+            provenance.claim(here, target[key], source)
+        elif isinstance(target[key], dict) and isinstance(value, dict):
+            _fill(target[key], value, here, source, provenance)

@@ -1,0 +1,35 @@
+"""Job tracking (registry, SQLite, platformdirs, the backends) loads only for the job
+commands and submit: validate, render and schema never import it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["validate", "{config}"], ["render", "{config}"], ["schema"], ["validate", "{config}",
+     "--no-strict", "-f", "text"]],
+)  # fmt: skip
+def test_no_job_tracking_on_validate_render_schema(tmp_path: Path, args: list[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text('slurm:\n  time: "04:00:00"\n  container_image: null\n')
+    argv = [a.replace("{config}", str(config)) for a in args]
+    script = (
+        "import sys\n"
+        "from automodel_launch.cli.app import run_app\n"
+        f"run_app({argv!r})\n"
+        "found = sorted(m for m in sys.modules if m.startswith('automodel_launch.jobs')\n"
+        "               or m.split('.')[0] in ('sqlite3', 'platformdirs'))\n"
+        "print('JOBS', found, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert "JOBS []" in done.stderr, done.stderr

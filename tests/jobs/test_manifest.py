@@ -1,0 +1,80 @@
+"""Every submit writes a manifest with the rest of its job directory; credentials never."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from automodel_launch import __version__
+from tests.jobs.test_registry import cli, submit_local
+
+
+def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
+    secret = "correct-horse-battery-staple"  # not token-shaped: only its variable says so
+    done = submit_local(tmp_path, f"run-{secret}", MY_SERVICE_PASSWORD=secret)
+    assert done.returncode == 0, done.stderr
+    job_dir = tmp_path / "jobs" / f"run-{secret}"
+    manifest = json.loads((job_dir / "manifest.json").read_text())
+    config = tmp_path / "local.yaml"
+    assert set(manifest) == {
+        "format", "id", "name", "launcher", "job_dir", "submitted_at", "config_path",
+        "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
+        "cluster", "details",
+    }  # fmt: skip
+    assert re.fullmatch(r"[0-9a-f]{12}", manifest["id"])
+    assert (manifest["name"], manifest["launcher"]) == ("llm_finetune", "interactive")
+    assert manifest["job_dir"] == str(job_dir)
+    assert manifest["config_path"] == str(config)
+    assert manifest["config_sha256"] == hashlib.sha256(config.read_bytes()).hexdigest()
+    assert manifest["command_line"] == [
+        "automodel-launch", "submit", "local.yaml", "--job-dir", f"{tmp_path}/jobs/run-***",
+        "--no-check-paths",
+    ]  # fmt: skip
+    assert manifest["artifacts"] == ["job_config.yaml", "manifest.json", "run.sh"]
+    assert manifest["tool_version"] == __version__
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest["submitted_at"])
+    assert manifest["scheduler_id"] == str(manifest["details"]["pid"])
+    assert manifest["details"]["detached"] is False
+    assert manifest["format"] == 1
+    assert not list(job_dir.glob(".manifest.json.*"))  # the update left no staging file
+    assert f"recorded as job {manifest['id']}: automodel-launch status {manifest['id']}" in (
+        done.stdout
+    )
+
+
+def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
+    (tmp_path / "local.yaml").write_text("model:\n  name: tiny\n")
+    done = cli("submit", "local.yaml", "--dry-run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "recorded" not in done.stdout
+    assert cli("jobs", cwd=tmp_path).stdout == "no jobs recorded\n"
+
+
+def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> None:
+    (tmp_path / "slurm.yaml").write_text(
+        'slurm:\n  nodes: 2\n  ntasks_per_node: 4\n  time: "04:00:00"\n  partition: gpu\n'
+        "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\nmodel:\n  name: tiny\n"
+    )
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "sbatch").write_text("#!/bin/sh\necho 'sbatch: Job 9 to start' >&2\n")
+    (tmp_path / "bin" / "sbatch").chmod(0o755)
+    done = cli(
+        "submit", "slurm.yaml", "--dry-run", "--no-preflight", "--job-dir", str(tmp_path / "j"),
+        "--no-check-paths", cwd=tmp_path, HF_TOKEN="hf_" + "x" * 34,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "checking:\n"
+        "  launcher       slurm\n"
+        "  resources      2 node(s) x 4 GPU(s) = world size 8\n"
+        "  time limit     04:00:00\n"
+        "  partition      gpu\n"
+        "  image          nvcr.io/nvidia/nemo:dev\n"
+        "  mounts         ${HOME}/.cache/huggingface:${HOME}/.cache/huggingface\n"
+        "  env            NCCL_DEBUG\n"
+        "  credentials    HF_TOKEN (by name; values never written)\n"
+        f"  job directory  {tmp_path / 'j'}\n"
+    )
+    assert done.stdout == "sbatch --test-only accepts the job: sbatch: Job 9 to start\n"

@@ -1,0 +1,169 @@
+"""SkyPilot jobs after submit. No cloud account exists here, so the SDK is replaced at
+its boundary only: each replaced call is checked against the installed 0.14 SDK's own
+signature (a call that would not bind there fails here), and answers with the SDK's own
+record types. Submit records the id; status maps the state; logs and cancel call the SDK.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from automodel_launch.cli.app import app
+
+CONFIG = """\
+step_scheduler:
+  ckpt_every_steps: 50
+checkpoint:
+  checkpoint_dir: /ckpt
+  restore_from: null
+skypilot:
+  cloud: gcp
+  accelerators: "A100:8"
+  use_spot: {spot}
+  job_name: {name}
+  job_dir: {jobs}
+"""
+
+
+class FakeSdk:
+    """Records calls by name; answers with what the test put in :attr:`answers`."""
+
+    def __init__(self, sky: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.answers: dict[str, Any] = {}
+        for name in ("launch", "queue", "tail_logs", "cancel", "jobs.launch", "jobs.queue",
+                     "jobs.tail_logs", "jobs.cancel"):  # fmt: skip
+            owner = sky.jobs if name.startswith("jobs.") else sky
+            attribute = name.removeprefix("jobs.")
+            monkeypatch.setattr(owner, attribute, self._fake(name, getattr(owner, attribute)))
+        monkeypatch.setattr(sky, "stream_and_get", lambda request: self.answers[request])
+
+    def _fake(self, name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(real)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)  # TypeError: not the 0.14 SDK's call
+            arguments = {k: v for k, v in bound.arguments.items() if k != "task"}
+            self.calls.append((name, arguments))
+            return self.answers.get(f"{name}()", name)
+
+        return call
+
+
+@pytest.fixture
+def sdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeSdk:
+    from tests.integration.conftest import REQUIRED
+
+    sky = __import__("sky") if REQUIRED else pytest.importorskip("sky")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
+    return FakeSdk(sky, monkeypatch)
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def submit(tmp_path: Path, sdk: FakeSdk, *, spot: bool) -> str:
+    name = "spotjob" if spot else "clusterjob"
+    config = tmp_path / f"{name}.yaml"
+    config.write_text(CONFIG.format(spot=str(spot).lower(), name=name, jobs=tmp_path / "jobs"))
+    sdk.answers["jobs.launch" if spot else "launch"] = ([5], None) if spot else (7, None)
+    result = run("submit", str(config))
+    assert result.exit_code == 0, result.output
+    return str(result.output.split("recorded as job ")[1].split(":")[0])
+
+
+def record(status: str, **fields: Any) -> Any:
+    from sky.jobs.state import ManagedJobStatus
+    from sky.schemas.api.responses import ManagedJobRecord
+
+    return ManagedJobRecord(job_id=5, status=ManagedJobStatus(status), **fields)
+
+
+def test_a_managed_job_is_recorded_shown_followed_and_cancelled(
+    sdk: FakeSdk, tmp_path: Path
+) -> None:
+    job = submit(tmp_path, sdk, spot=True)
+    assert sdk.calls == [("jobs.launch", {"name": "spotjob"})]
+
+    sdk.answers["jobs.queue"] = [record("RECOVERING", start_at=1000.0)]
+    shown = json.loads(run("status", job, "--format", "json").output)
+    assert (shown["launcher"], shown["scheduler_id"], shown["cluster"]) == (
+        "skypilot", "5", "spotjob"
+    )  # fmt: skip
+    assert (shown["state"], shown["scheduler_state"]) == ("REQUEUED", "RECOVERING")
+    assert sdk.calls[-1] == (
+        "jobs.queue", {"refresh": False, "skip_finished": False, "job_ids": [5]}
+    )  # fmt: skip
+
+    sdk.answers["jobs.queue"] = [record("FAILED_NO_RESOURCE", failure_reason="no A100 left")]
+    by_id = json.loads(run("status", "5", "--format", "json").output)  # the scheduler id
+    assert (by_id["state"], by_id["reason"], by_id["exit_code"]) == (
+        "FAILED", "no A100 left", None
+    )  # fmt: skip
+
+    sdk.answers["jobs.tail_logs()"] = 100
+    followed = run("logs", job, "--follow")
+    assert followed.exit_code == 100
+    assert sdk.calls[-1] == ("jobs.tail_logs", {"job_id": 5, "follow": True})
+
+    sdk.answers["jobs.cancel"] = None
+    sdk.answers["jobs.queue"] = [record("CANCELLED")]
+    cancelled = run("cancel", job)
+    assert cancelled.exit_code == 0, cancelled.output
+    assert ("jobs.cancel", {"job_ids": [5]}) in sdk.calls
+    assert cancelled.output.splitlines()[-1] == "state: CANCELLED"
+
+
+def test_a_job_on_a_cluster_is_recorded_shown_and_cancelled(sdk: FakeSdk, tmp_path: Path) -> None:
+    from sky.schemas.api.responses import ClusterJobRecord
+    from sky.skylet.job_lib import JobStatus
+
+    job = submit(tmp_path, sdk, spot=False)
+    assert sdk.calls == [
+        ("launch", {"cluster_name": "clusterjob", "idle_minutes_to_autostop": 10, "down": True})
+    ]
+    sdk.answers["queue"] = [
+        ClusterJobRecord(
+            job_id=7,
+            job_name="clusterjob",
+            username="u",
+            user_hash="h",
+            submitted_at=1.0,
+            start_at=2.0,
+            end_at=62.0,
+            resources="1x",
+            status=JobStatus.SUCCEEDED,
+            log_path="~/sky_logs/7",
+        )
+    ]
+    shown = json.loads(run("status", job, "--format", "json").output)
+    assert (shown["state"], shown["scheduler_state"], shown["exit_code"]) == (
+        "COMPLETED", "SUCCEEDED", 0
+    )  # fmt: skip
+    assert (shown["elapsed_seconds"], shown["log_path"]) == (60, "~/sky_logs/7")
+    assert sdk.calls[-1] == ("queue", {"cluster_name": "clusterjob", "skip_finished": False})
+
+    sdk.answers["tail_logs()"] = 0
+    assert run("logs", job).exit_code == 0
+    assert sdk.calls[-1] == ("tail_logs", {"cluster_name": "clusterjob", "job_id": 7,
+                                           "follow": False})  # fmt: skip
+    sdk.answers["cancel"] = None
+    run("cancel", job)
+    assert ("cancel", {"cluster_name": "clusterjob", "job_ids": [7]}) in sdk.calls
+
+
+def test_an_sdk_failure_is_a_state_with_a_note(sdk: FakeSdk, tmp_path: Path) -> None:
+    job = submit(tmp_path, sdk, spot=False)
+    shown = json.loads(run("status", job, "--format", "json").output)  # no answer: KeyError
+    assert shown["state"] == "UNKNOWN"
+    assert shown["note"].startswith("SkyPilot could not say (KeyError")
+    assert run("logs", job, "--rank", "1").exit_code == 1

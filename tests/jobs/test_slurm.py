@@ -1,0 +1,119 @@
+"""Reading Slurm's answers: a captured ``squeue --json`` of the test cluster (22.05),
+and what a job leaves in its directory when Slurm no longer knows it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automodel_launch.jobs import slurm
+from automodel_launch.jobs.manifest import Manifest
+
+CAPTURED = Path(__file__).parent / "captured" / "squeue.json"
+
+
+def squeue() -> dict[str, dict[str, Any]]:
+    return {str(job["job_id"]): job for job in json.loads(CAPTURED.read_text())["jobs"]}
+
+
+def manifest(job_dir: Path, scheduler_id: str | None = "3", **details: Any) -> Manifest:
+    return Manifest(
+        id="abc123", name="fails", launcher="slurm", job_dir=str(job_dir),
+        submitted_at="2026-11-30T16:49:19Z", config_path="/x.yaml", config_sha256="0" * 64,
+        command_line=("automodel-launch", "submit", "x.yaml"), artifacts=("job.sbatch",),
+        scheduler_id=scheduler_id, details=details,
+    )  # fmt: skip
+
+
+def test_a_failed_job_in_squeue(tmp_path: Path) -> None:
+    shown = slurm.from_squeue(manifest(tmp_path), squeue()["3"])
+    assert (shown.state, shown.scheduler_state, shown.exit_code) == ("FAILED", "FAILED", 3)
+    assert shown.reason == "NonZeroExitCode"
+    assert shown.nodes == "node1"
+    assert shown.elapsed == 0
+    assert shown.cluster == "automodel-launch"
+    assert shown.log_path == f"{tmp_path}/fails_3.out"
+
+
+def test_the_exit_code_the_job_wrote_wins_over_the_wait_status(tmp_path: Path) -> None:
+    (tmp_path / "exit_code").write_text("7\n")
+    assert slurm.from_squeue(manifest(tmp_path), squeue()["3"]).exit_code == 7
+
+
+def test_a_pending_job_over_the_partition_limit(tmp_path: Path) -> None:
+    shown = slurm.from_squeue(manifest(tmp_path, "2", time="01:00:00"), squeue()["2"])
+    assert (shown.state, shown.reason, shown.time_limit) == (
+        "PENDING", "PartitionTimeLimit", "1:00:00"
+    )  # fmt: skip
+    assert shown.explained is not None and shown.explained.field == "slurm.time"
+    assert shown.elapsed is None and shown.nodes is None and shown.exit_code is None
+    data = shown.to_json()
+    assert (data["never_starts"], data["fix_field"]) == (True, "slurm.time")
+
+
+def test_a_running_job_with_no_time_limit_shows_the_configured_one(tmp_path: Path) -> None:
+    shown = slurm.from_squeue(manifest(tmp_path, "4", time="UNLIMITED"), squeue()["4"])
+    assert (shown.state, shown.reason, shown.nodes) == ("RUNNING", None, "node1")
+    assert shown.time_limit == "UNLIMITED"  # squeue says null for an INFINITE partition
+    assert shown.ended_at is None and shown.elapsed is not None and shown.elapsed > 0
+
+
+def test_a_held_job_cancelled_keeps_its_last_reason(tmp_path: Path) -> None:
+    shown = slurm.from_squeue(manifest(tmp_path, "1"), squeue()["1"])
+    assert (shown.state, shown.reason, shown.explained) == ("CANCELLED", "JobHeldUser", None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [(0, 0), (768, 3), (256, 1), (9, 137), (15, 143), ({"return_code": 2}, 2), ("x", None)],
+)
+def test_wait_status(raw: Any, code: int | None) -> None:
+    assert slurm._wait_status(raw) == code
+
+
+def test_a_forgotten_job_is_read_from_its_directory(tmp_path: Path) -> None:
+    job = manifest(tmp_path, time="00:05:00")
+    unknown = slurm.from_job_dir(job, None)
+    assert unknown.state == "UNKNOWN"
+    assert unknown.note == (
+        "Slurm no longer knows the job (no accounting) and it left no exit status"
+    )
+    (tmp_path / "exit_code").write_text("0\n")
+    assert slurm.from_job_dir(job, None).state == "COMPLETED"
+    (tmp_path / "exit_code").write_text("1\n")
+    failed = slurm.from_job_dir(job, None)
+    assert (failed.state, failed.exit_code, failed.time_limit) == ("FAILED", 1, "00:05:00")
+    (tmp_path / "cancelled").write_text("2026-11-30T16:49:19Z\n")
+    assert slurm.from_job_dir(job, "squeue failed: x").state == "CANCELLED"
+
+
+def test_no_squeue_on_path_is_a_note_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (shown,) = slurm.statuses([manifest(tmp_path)])
+    assert (shown.state, shown.note) == ("UNKNOWN", "squeue is not on PATH")
+
+
+def test_accounting_answers_for_a_job_the_controller_forgot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sacct cannot run here (no slurmdbd): a stand-in prints what ``sacct -n -P -X -o
+    State,ExitCode,Start,End,NodeList,Timelimit,Reason`` prints for a timed-out job."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
+    (bin_dir / "sacct").write_text(
+        '#!/bin/sh\n[ "$5" = 3 ] || exit 1\n'
+        "echo 'TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
+    )
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path('/bin')}")
+    (shown,) = slurm.statuses([manifest(tmp_path)])
+    assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
+    assert (shown.nodes, shown.time_limit, shown.reason) == ("node[1-2]", "00:20:00", None)
+    assert shown.elapsed == 1201

@@ -1,0 +1,143 @@
+"""``init``: a launcher section added to a recipe, every other line kept as written."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
+from automodel_launch.loading import load_file, load_text
+from automodel_launch.scaffold import InitError, add_section, section_values
+from automodel_launch.validation import validate_text
+from tests.conftest import offline_settings, run_cli
+from tests.profiles.conftest import SITE
+from tests.test_corpus import FILES, needs_corpus, relative
+
+MODELINE = "# yaml-language-server: $schema=https://example.org/automodel-launch.schema.json"
+PROFILE = {
+    "account": "site-account",
+    "partition": "batch",
+    "time": "1:00:00",  # written quoted: YAML 1.1 would read 60 minutes as 3600
+    "extra_mounts": ["/lustre/data:/data"],
+    "env_vars": {"NCCL_DEBUG": "INFO", "FLAG": "yes"},
+}
+SECTIONS = {"slurm": PROFILE, "skypilot": {"cloud": "gcp", "region": "us-central1"}}
+
+
+def _without_launcher() -> list[Path]:
+    out = []
+    for path in FILES:
+        loaded = load_file(path).loaded
+        skip = (*LAUNCHERS, *UNSUPPORTED_LAUNCHERS, "fault_tolerance")
+        if loaded is not None and not any(name in loaded.data for name in skip):
+            out.append(path)
+    return out
+
+
+@needs_corpus
+@pytest.mark.parametrize("section", ["slurm", "skypilot", None])
+def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> None:
+    paths = _without_launcher()
+    assert len(paths) > 400
+    settings = offline_settings()
+    failures: dict[str, object] = {}
+    for path in paths:
+        original = path.read_text(encoding="utf-8")
+        loaded = load_file(path).loaded
+        assert loaded is not None
+        values = {} if section is None else section_values(section, SECTIONS[section])
+        text = add_section(loaded, section, values, modeline=MODELINE).text
+        # the modeline, then every original line as written, then the section
+        body = original if original.endswith("\n") else original + "\n"
+        head = MODELINE + "\n" + body
+        if not text.startswith(head):
+            failures[relative(path)] = "an original line changed"
+            continue
+        tail = load_text(text[len(head) :] or "{}", "tail").loaded
+        expected = {} if section is None else {section: values}
+        if tail is None or tail.data != expected:
+            failures[relative(path)] = tail and tail.data
+            continue
+        before = validate_text(original, str(path), settings).diagnostics
+        after = validate_text(text, str(path), settings).diagnostics
+        added = Counter(d.code for d in after) - Counter(d.code for d in before)
+        # a container section next to a recipe that writes to absolute paths: those need
+        # mounts (the warning is right; init cannot know which directories to mount)
+        added.pop("path-not-mounted", None)
+        if added or any(d.is_error for d in after):
+            failures[relative(path)] = sorted(added.elements()) or [d.code for d in after]
+    assert failures == {}
+
+
+def test_a_section_already_there_needs_force() -> None:
+    loaded = load_text("# top\nslurm:\n  nodes: 2\nmodel: {}\n", "r.yaml").loaded
+    assert loaded is not None
+    with pytest.raises(InitError, match=re.escape("r.yaml already has slurm:; --force replaces")):
+        add_section(loaded, "skypilot", {"cloud": "aws"}, modeline=MODELINE)
+    replaced = add_section(loaded, "skypilot", {"cloud": "aws"}, modeline=MODELINE, force=True)
+    assert replaced.text == f"{MODELINE}\n# top\nskypilot:\n  cloud: aws\nmodel: {{}}\n"
+    gone = add_section(loaded, None, {}, modeline=MODELINE, force=True)
+    assert gone.text == f"{MODELINE}\n# top\nmodel: {{}}\n"
+
+
+def test_a_modeline_already_there_is_kept() -> None:
+    text = "# yaml-language-server: $schema=../schema.json\nmodel: {}"
+    loaded = load_text(text, "r.yaml").loaded
+    assert loaded is not None
+    added = add_section(loaded, "slurm", {"nodes": 1}, modeline=MODELINE)
+    assert added.text == text + "\nslurm:\n  nodes: 1\n"
+
+
+def test_the_command_writes_the_profiles_values_and_keeps_comments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.yaml"
+    site.write_text(SITE)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    recipe = tmp_path / "recipe.yaml"
+    original = "# my recipe\nmodel:\n  name: x   # a comment\nstep_scheduler:\n  max_steps: 10\n"
+    recipe.write_text(original)
+    done = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "eos", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = recipe.read_text()
+    assert text.splitlines()[1:6] == original.splitlines()
+    assert text.splitlines()[0].startswith("# yaml-language-server: $schema=")
+    assert text.endswith(
+        f"# values of profile eos ({site})\n"
+        'slurm:\n  nodes: 1\n  ntasks_per_node: 8\n  time: "02:00:00"\n'
+        "  account: site-account\n  partition: batch\n"
+        '  container_image: "nvcr.io#nvidia/nemo:25.02"\n'
+        '  env_vars:\n    NCCL_DEBUG: INFO\n    SITE_ONLY: "1"\n'
+    )
+    assert run_cli("validate", "--no-check-paths", str(recipe), cwd=tmp_path).returncode == 0
+    again = run_cli("init", str(recipe), "--launcher", "skypilot", cwd=tmp_path)
+    assert again.returncode == 1
+    assert again.stderr == f"error: {recipe} already has slurm:; --force replaces it\n"
+    forced = run_cli("init", str(recipe), "-l", "skypilot", "--profile", "gcp", "--force",
+                     cwd=tmp_path)  # fmt: skip
+    assert forced.returncode == 0, forced.stderr
+    assert "slurm" not in recipe.read_text()
+    assert recipe.read_text().endswith(
+        f"# values of profile gcp ({site})\nskypilot:\n  cloud: gcp\n"
+        '  accelerators: "H100:8"\n  num_nodes: 1\n  region: us-central1\n'
+    )
+
+
+def test_a_result_with_errors_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.yaml"
+    site.write_text("bad:\n  slurm:\n    time: 4h\n")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+    done = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "bad", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "error[invalid-time] slurm.time: '4h' is not a Slurm time limit" in done.stderr
+    assert recipe.read_text() == "model: {}\n"
+    unknown = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "nope", cwd=tmp_path)
+    assert unknown.returncode == 2
+    assert "no profile 'nope' (--profile)" in unknown.stderr

@@ -1,0 +1,76 @@
+"""--set on a recipe value: written over that value, so the job config keeps its comments."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from automodel_launch.config.document import job_config
+from automodel_launch.loading import load_text
+from automodel_launch.profiles.jobtext import spliced
+from automodel_launch.profiles.overrides import Override, parse_override
+from automodel_launch.render.jobconfig import job_config_text
+from tests.profiles.conftest import Check
+
+RECIPE = """\
+# the recipe
+step_scheduler:
+  max_steps: 10  # short run
+optimizer: {lr: 1.0e-4, weight_decay: 0}
+name: x
+slurm:
+  nodes: 1
+"""
+
+
+def test_the_job_config_keeps_every_comment(check: Check) -> None:
+    report = check(RECIPE, "optimizer.lr=2e-5", "step_scheduler.max_steps=100", "name=yes",
+                   "optimizer.weight_decay=0.1", "slurm.nodes=2", purpose="render")  # fmt: skip
+    assert report.loaded is not None
+    assert job_config_text(report.loaded) == (
+        "# the recipe\n"
+        "step_scheduler:\n"
+        "  max_steps: 100  # short run\n"
+        "optimizer: {lr: 2.0e-05, weight_decay: 0.1}\n"  # 2.0e-05: a float to YAML 1.1 too
+        "name: 'yes'\n"  # quoted: YAML 1.1 reads yes as true
+    )
+
+
+def test_a_new_key_or_a_mapping_falls_back_to_the_dump(check: Check) -> None:
+    for argument in ("model.name=x", "optimizer={lr: 1}"):
+        report = check(RECIPE, argument, purpose="render")
+        assert report.loaded is not None
+        assert report.loaded.text == RECIPE
+        dumped = job_config_text(report.loaded)  # written out again, as AutoModel reads it
+        assert "# short run" not in dumped
+        again = load_text(dumped, "job.yaml").loaded
+        assert again is not None and again.data == job_config(report.loaded.data)
+
+
+ANY = st.characters(blacklist_categories=("Cs",), min_codepoint=1)
+
+
+@given(value=st.one_of(st.text(ANY, max_size=40), st.integers(), st.floats(), st.booleans()))
+def test_any_value_reads_back_as_given(value: object) -> None:
+    loaded = load_text(RECIPE, "recipe.yaml").loaded
+    assert loaded is not None
+    override = Override("name=...", ("name",), value)
+    text = spliced(loaded, [override])
+    if text is None:  # a line break in it, say: the dump is used instead
+        return
+    assert text.splitlines()[:4] + text.splitlines()[5:] == (
+        RECIPE.splitlines()[:4] + RECIPE.splitlines()[5:]
+    )
+    again = load_text(text, "recipe.yaml").loaded
+    assert again is not None
+    read = again.data["name"]
+    assert read == value or (read != read and value != value)  # NaN is NaN
+    assert {k: v for k, v in again.data.items() if k != "name"} == {
+        k: v for k, v in loaded.data.items() if k != "name"
+    }
+
+
+def test_only_applied_overrides_are_written() -> None:
+    loaded = load_text(RECIPE, "recipe.yaml").loaded
+    assert loaded is not None
+    assert spliced(loaded, [parse_override("slurm.nodes=3")]) is None  # launcher: not in the text
