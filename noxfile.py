@@ -18,6 +18,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 ROOT = Path(__file__).parent
 TORCH = "torch==2.13.0"
+AUTOMODEL = "nemo-automodel==0.7.0"
 
 
 @nox.session
@@ -25,6 +26,10 @@ def tests(session: nox.Session) -> None:
     """Unit, example, corpus and integration tests."""
     session.install("-e", ".[test,skypilot,lsp]")
     session.install(TORCH, "numpy")
+    # AutoModel's own config loader, the oracle of tests/integration/test_automodel_loader.py:
+    # without its dependencies (only PyYAML is needed to load a config; the test imports
+    # the loader module alone, never the package's heavy modules)
+    session.install("--no-deps", AUTOMODEL)
     session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
     session.run(
         "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True

@@ -120,6 +120,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "yaml-tag": (Severity.ERROR, "a YAML tag this field cannot take, or text its tag cannot read"),
     "invalid-merge": (Severity.ERROR, "a merge key (<<) of something other than mappings"),
     "yaml11-trap": (Severity.WARNING, "YAML 1.1 (AutoModel's loader) reads the value differently"),
+    "key-not-text": (Severity.ERROR, "a key YAML 1.1 reads as a bool, number, null or date"),
+    "tab-not-space": (Severity.ERROR, "a tab outside quotes: AutoModel's loader (PyYAML) stops"),
     # structure
     "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),
     "missing-field": (Severity.ERROR, "a required field is absent"),
@@ -127,8 +129,28 @@ CODES: dict[str, tuple[Severity, str]] = {
     "out-of-range": (Severity.ERROR, "a number outside its allowed range"),
     "invalid-choice": (Severity.ERROR, "a value outside the allowed set"),
     "invalid-value": (Severity.ERROR, "the value is not valid for the field"),
-    "multiple-launchers": (Severity.ERROR, "both slurm: and skypilot: are present"),
-    "unsupported-launcher": (Severity.ERROR, "a launcher section automodel-launch does not run"),
+    "multiple-launchers": (Severity.ERROR, "two launcher sections (slurm, skypilot, k8s...)"),
+    "unsupported-launcher": (Severity.ERROR, "a launcher section AutoModel does not define"),
+    "launched-by-automodel": (
+        Severity.ERROR,
+        "render/submit of a k8s: or nemo_run: file: AutoModel launches those itself",
+    ),
+    "own-sbatch-script": (
+        Severity.ERROR,
+        "render/submit of slurm.script: the user's own sbatch script, not rendered here",
+    ),
+    "nothing-to-train": (
+        Severity.ERROR,
+        "render/submit of a launcher section with no recipe, model or command",
+    ),
+    # k8s and nemo_run (AutoModel's own launchers)
+    "invalid-image": (Severity.ERROR, "not a registry/image[:tag] a Kubernetes pod can pull"),
+    "invalid-k8s-name": (Severity.ERROR, "not a valid Kubernetes name"),
+    "invalid-executor": (Severity.ERROR, "not a NeMo-Run executor name"),
+    "nemo-run-mixed-forms": (
+        Severity.ERROR,
+        "fields of both nemo_run forms: no release takes both",
+    ),
     # slurm
     "invalid-time": (Severity.ERROR, "not a Slurm time limit"),
     "ambiguous-time": (Severity.WARNING, "a time that Slurm reads differently than it looks"),
@@ -140,10 +162,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-mount": (Severity.ERROR, "a mount pyxis cannot express"),
     "duplicate-mount-dest": (Severity.ERROR, "two mounts land on the same container path"),
     "invalid-container-image": (Severity.ERROR, "not an enroot/pyxis image reference"),
-    "nsys-diagnostic-only": (Severity.WARNING, "Nsight Systems profiling is on"),
+    "nsys-diagnostic-only": (Severity.NOTE, "Nsight Systems profiling is on (information)"),
     "time-leaves-no-checkpoint-margin": (
         Severity.WARNING,
-        "the time limit leaves too little room for an async checkpoint",
+        "with async checkpointing, the time limit leaves too little room for one to finish",
     ),
     "invalid-signal": (Severity.ERROR, "not a --signal value the job script can trap"),
     "requeue-needs-signal": (Severity.ERROR, "requeue: true without a signal to requeue at"),
@@ -187,7 +209,6 @@ CODES: dict[str, tuple[Severity, str]] = {
     "spot-no-checkpoint-interval": (Severity.ERROR, "a spot job without a checkpoint interval"),
     "spot-long-checkpoint-interval": (Severity.WARNING, "a spot job with a long interval"),
     "spot-checkpoint-disabled": (Severity.ERROR, "a spot job with checkpointing turned off"),
-    "spot-no-restore": (Severity.WARNING, "a spot job that does not say where to resume"),
     "spot-relative-checkpoint-dir": (Severity.WARNING, "spot checkpoints on the VM's own disk"),
     # environment and secrets
     "invalid-env-name": (Severity.ERROR, "not a valid environment variable name"),
@@ -205,6 +226,12 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "a comment holds a token (redacted in the job config)",
     ),
+    # the whole recipe
+    "path-not-mounted": (
+        Severity.WARNING,
+        "a path the job writes to under no container mount: lost when the job ends",
+    ),
+    "placeholder-value": (Severity.WARNING, "a placeholder copied from documentation"),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
     # live preflight against the cluster (validate --cluster, submit)

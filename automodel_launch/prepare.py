@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.diagnostics import sort_key
 from automodel_launch.jobdir import check_job_dir, claim_job_dir
 from automodel_launch.launchers import launcher_of
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.results import FileReport
+from automodel_launch.rules.launchable import check_launchable
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_path
 
@@ -66,6 +68,12 @@ def prepare(
     report = validate_path(
         path, settings, purpose="submit" if submitting else "render", layers=layers
     )
+    if report.loaded is not None:
+        sink = report.loaded.collector()
+        check_launchable(report.loaded.data, sink, custom_entry=entry.text is not None)
+        report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
+        if sink.items:
+            report.document = None
     if report.failed(settings.strict):
         return PreparedJob(report)
     return render_report(

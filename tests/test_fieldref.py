@@ -11,7 +11,9 @@ from pydantic import BaseModel
 
 from automodel_launch import fieldref
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.config.k8s import K8sConfig, PvcMount
 from automodel_launch.config.mounts import Mount
+from automodel_launch.config.nemo_run import NemoRunConfig
 from automodel_launch.config.recipe import Checkpoint, FaultTolerance, RestoreFrom, StepScheduler
 from automodel_launch.config.skypilot import CLOUDS, JobRecovery, SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
@@ -51,6 +53,9 @@ def test_sections_and_their_paths() -> None:
         (StepScheduler, ["step_scheduler"]),
         (Checkpoint, ["checkpoint"]),
         (RestoreFrom, ["restore_from"]),
+        (K8sConfig, ["k8s"]),
+        (PvcMount, ["k8s.pvc_mounts[]"]),
+        (NemoRunConfig, ["nemo_run"]),
     ]
 
 
@@ -86,7 +91,7 @@ def test_rows_state_type_default_and_description(page: str) -> None:
         f'| `master_port` | integer 1024..65535 or string or `"auto"` | `13742` | {described} |'
         in slurm
     )
-    assert slurm[-1].startswith("| `wandb_key` |")
+    assert slurm[-1].startswith("| `script` |")
     assert "| `nodes` | integer ≥ 1 | `1` | Number of nodes to allocate. |" in slurm
     assert any(
         r.startswith("| `extra_mounts` | list of [Mount](#mount) or string | `[]` |") for r in slurm

@@ -6,14 +6,15 @@ import re
 
 import pytest
 
+from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LaunchDocument
 from automodel_launch.config.document import LAUNCHERS as SECTIONS
-from automodel_launch.config.document import LaunchDocument
 from automodel_launch.launchers import LAUNCHERS, _load
 from tests.test_layers import PACKAGE
 
 
 def test_one_row_for_every_launcher_a_document_can_have() -> None:
-    assert set(LAUNCHERS) == {*SECTIONS, "interactive"}
+    assert set(LAUNCHERS) == {*SECTIONS, "interactive"} - set(LAUNCHED_BY_AUTOMODEL)
+    assert set(LAUNCHED_BY_AUTOMODEL) == {"k8s", "nemo_run"}
     assert LaunchDocument.model_construct().launcher == "interactive"
     assert {row.name for row in LAUNCHERS.values()} == set(LAUNCHERS)
 

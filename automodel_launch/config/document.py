@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from automodel_launch.config.k8s import K8sConfig
+from automodel_launch.config.nemo_run import NemoRunConfig
 from automodel_launch.config.recipe import (
     Checkpoint,
     FaultTolerance,
@@ -17,19 +19,27 @@ from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.config.types import OpenSection
 
-LAUNCHERS = ("slurm", "skypilot")
-LAUNCHER_SECTIONS = frozenset({"slurm", "skypilot", "fault_tolerance"})
+LAUNCHERS = ("slurm", "skypilot", "k8s", "nemo_run")
+"""Every launcher section AutoModel defines; a recipe has at most one."""
+LAUNCHED_BY_AUTOMODEL = {
+    "k8s": "run `automodel FILE`: AutoModel applies a Kubeflow PyTorchJob with kubectl (or "
+    "launch on Kubernetes here with skypilot: and cloud: kubernetes)",
+    "nemo_run": "run `automodel FILE` with nemo-run installed: AutoModel hands the recipe "
+    "to the NeMo-Run executor (or launch here with slurm: or skypilot:)",
+}
+"""Launchers validated here but launched by AutoModel itself, and how to launch them."""
+LAUNCHER_SECTIONS = frozenset({"slurm", "skypilot", "k8s", "nemo_run", "fault_tolerance"})
 """Sections the launcher owns: strict, and removed from the job config."""
 UNSUPPORTED_LAUNCHERS = {
-    "k8s": "Kubernetes is reached through skypilot: with cloud: kubernetes",
-    "kubernetes": "Kubernetes is reached through skypilot: with cloud: kubernetes",
-    "nemo_run": "launch NeMo-Run configs with NeMo-Run itself, or use slurm:/skypilot:",
+    "kubernetes": "AutoModel's Kubernetes section is k8s:; or use skypilot: with cloud: kubernetes",
 }
 _UNSUPPORTED_NOTE = "Not launched by automodel-launch: "
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "slurm": SlurmConfig,
     "skypilot": SkyPilotConfig,
+    "k8s": K8sConfig,
+    "nemo_run": NemoRunConfig,
     "fault_tolerance": FaultTolerance,
     "step_scheduler": StepScheduler,
     "checkpoint": Checkpoint,
@@ -79,9 +89,19 @@ class LaunchDocument(OpenSection):
         default=None,
         description="Recipe class (AutoModel 0.7+); selects the `nemo_automodel.cli.app` entry.",
     )
-    k8s: Any = _unsupported("k8s")
+    k8s: K8sConfig | None = Field(
+        default=None,
+        description="AutoModel's Kubernetes launcher (Kubeflow PyTorchJob). Validated here; "
+        "launched by `automodel FILE`.",
+        json_schema_extra=_section_snippets(K8sConfig),
+    )
+    nemo_run: NemoRunConfig | None = Field(
+        default=None,
+        description="AutoModel's NeMo-Run launcher. Validated here; launched by "
+        "`automodel FILE` with nemo-run installed.",
+        json_schema_extra=_section_snippets(NemoRunConfig),
+    )
     kubernetes: Any = _unsupported("kubernetes")
-    nemo_run: Any = _unsupported("nemo_run")
 
     @property
     def launcher(self) -> Literal["slurm", "skypilot", "interactive"]:

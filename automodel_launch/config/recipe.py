@@ -51,7 +51,12 @@ class Checkpoint(OpenSection):
     )
     restore_from: str | None = Field(
         default=None,
-        description="Checkpoint to resume from; null (or LATEST) resumes from the latest one.",
+        description="Checkpoint to resume from; absent, null (or LATEST) resumes from the "
+        "latest one in checkpoint_dir.",
+    )
+    is_async: bool | None = Field(
+        default=None,
+        description="Write checkpoints in the background while training goes on.",
     )
 
 
@@ -77,11 +82,15 @@ def checkpointing_enabled(checkpoint: Checkpoint | None) -> bool:
     return checkpoint is None or checkpoint.enabled is not False
 
 
+def checkpointing_async(checkpoint: Checkpoint | None) -> bool:
+    """Only an asynchronous checkpoint can still be writing when the time limit comes."""
+    return checkpoint is not None and checkpoint.enabled is not False and bool(checkpoint.is_async)
+
+
 def check_spot(
     sky: SkyPilotConfig,
     scheduler: StepScheduler | None,
     checkpoint: Checkpoint | None,
-    restore: RestoreFrom | None,
     sink: Collector,
     settings: Settings,
 ) -> None:
@@ -113,17 +122,7 @@ def check_spot(
             "checkpointing is off on a spot instance: a preemption loses the whole run",
             "set checkpoint.enabled: true",
         )
-    has_restore = (restore is not None and restore.path) or "restore_from" in (
-        checkpoint.model_fields_set if checkpoint else set()
-    )
-    if not has_restore:
-        sink.add(
-            "spot-no-restore",
-            spot,
-            "nothing says where a recovered job resumes from",
-            "set checkpoint.restore_from: null (resume from the latest checkpoint) or "
-            "restore_from.path",
-        )
+    # no restore_from resumes from the latest checkpoint in checkpoint_dir, as null does
     directory = checkpoint.checkpoint_dir if checkpoint else None
     if directory is None or not directory.startswith(("/", "${", "s3://", "gs://", "az://")):
         loc = ("checkpoint", "checkpoint_dir") if directory else spot

@@ -293,6 +293,13 @@ class SlurmConfig(StrictSection):
     wandb_key: SecretReference | None = Field(
         default=None, description="Weights & Biases key as a reference: `${WANDB_API_KEY}`."
     )
+    script: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Your own sbatch script (AutoModel's `slurm.sub` form), which AutoModel "
+        "submits as it is. automodel-launch renders its own script from the other fields: "
+        "`render` and `submit` refuse a section with `script`.",
+    )
 
     @field_validator("container_image", mode="before")
     @classmethod

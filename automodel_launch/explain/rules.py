@@ -12,8 +12,16 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 BY_CODE: dict[str, tuple[str, ...]] = {
-    "multiple-launchers": ("slurm", "skypilot"),
-    "unsupported-launcher": ("k8s", "kubernetes", "nemo_run"),
+    "multiple-launchers": ("slurm", "skypilot", "k8s", "nemo_run"),
+    "unsupported-launcher": ("kubernetes",),
+    "launched-by-automodel": ("k8s", "nemo_run"),
+    "nothing-to-train": ("slurm", "skypilot", "k8s", "nemo_run"),
+    "own-sbatch-script": ("slurm.script",),
+    "invalid-image": ("k8s.image",),
+    "invalid-k8s-name": ("k8s.namespace", "k8s.pvc_mounts.claim"),
+    "invalid-executor": ("nemo_run.executor",),
+    "nemo-run-mixed-forms": ("nemo_run*",),
+    "path-not-mounted": ("slurm.extra_mounts", "slurm.hf_home", "checkpoint.checkpoint_dir"),
     "invalid-time": ("slurm.time",),
     "ambiguous-time": ("slurm.time",),
     "time-leaves-no-checkpoint-margin": ("slurm.time",),
@@ -22,9 +30,14 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "invalid-slurm-word": ("slurm.account", "slurm.partition", "slurm.qos", "slurm.reservation"),
     "invalid-port": ("slurm.master_port",),
     "invalid-job-dir": ("slurm.job_dir", "skypilot.job_dir"),
-    "tasks-exceed-gpus": ("slurm.ntasks_per_node", "slurm.gpus_per_node"),
-    "ranks-without-gpus": ("slurm.ntasks_per_node", "slurm.gpus_per_node"),
-    "invalid-mount": ("slurm.extra_mounts*", "slurm.nemo_mount*", "slurm.hf_home"),
+    "tasks-exceed-gpus": ("slurm.ntasks_per_node", "slurm.gpus_per_node", "k8s.gpus_per_node"),
+    "ranks-without-gpus": ("slurm.ntasks_per_node", "slurm.gpus_per_node", "k8s.resources"),
+    "invalid-mount": (
+        "slurm.extra_mounts*",
+        "slurm.nemo_mount*",
+        "slurm.hf_home",
+        "k8s.pvc_mounts*",
+    ),
     "duplicate-mount-dest": ("slurm.extra_mounts", "slurm.extra_mounts.dest"),
     "path-missing": ("slurm.extra_mounts*", "slurm.nemo_mount*", "slurm.container_image"),
     "invalid-container-image": ("slurm.container_image",),
@@ -68,7 +81,6 @@ BY_CODE: dict[str, tuple[str, ...]] = {
         "step_scheduler.checkpoint_interval",
     ),
     "spot-checkpoint-disabled": ("skypilot.use_spot", "checkpoint.enabled"),
-    "spot-no-restore": ("skypilot.use_spot", "checkpoint.restore_from", "restore_from*"),
     "spot-relative-checkpoint-dir": ("checkpoint.checkpoint_dir",),
     "invalid-env-name": ("*.env_vars",),
     "invalid-env-reference": ("*.env_vars", "*.hf_token", "*.wandb_key"),
@@ -103,7 +115,8 @@ FILE_LEVEL = frozenset(
     {"file-not-found", "file-unreadable", "no-config-found", "file-too-large", "not-text",
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
-     "cluster-unanswered", "sbatch-refused", "sbatch-estimate"}
+     "cluster-unanswered", "sbatch-refused", "sbatch-estimate", "tab-not-space",
+     "key-not-text", "placeholder-value"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

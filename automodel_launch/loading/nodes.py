@@ -9,7 +9,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc, dotted
-from automodel_launch.loading import tags
+from automodel_launch.loading import pyyaml, tags
 from automodel_launch.loading.positions import is_merge, key_text, merged_pairs, tag
 from automodel_launch.loading.tags import YAML_TAG
 from automodel_launch.loading.yaml11 import MAX_INT_DIGITS
@@ -124,6 +124,10 @@ class Builder:
                 merging = True
                 continue
             key = key_text(key_node)
+            if isinstance(key_node, ScalarNode) and isinstance(key_node.ctag, tags.Resolved):
+                read = pyyaml.non_text_key(key_node)
+                if read is not None:
+                    self.sink.items.append(pyyaml.key_diagnostic(key_node, (*loc, key), read[0]))
             if key in out:
                 self._duplicate(node, key_node, (*loc, key))
                 continue

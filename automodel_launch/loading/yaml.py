@@ -21,6 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from automodel_launch.diagnostics import CODES, Collector, Diagnostic, Loc
+from automodel_launch.loading import pyyaml
 from automodel_launch.loading.depth import too_deep
 from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
 from automodel_launch.loading.nodes import (
@@ -180,6 +181,8 @@ def load_text(text: str, name: str = "<string>") -> LoadResult:
             "write the values out instead of nesting aliases",
         )
         return LoadResult(None, sink.items)
+    if "\t" in text:
+        sink.items.extend(pyyaml.tab_diagnostics(root, text))
     builder = Builder(sink)
     try:
         data = builder.build(root, ())
@@ -211,7 +214,7 @@ def _plain_text_starters() -> frozenset[str] | None:
 _STARTERS = _plain_text_starters()
 
 
-class _Loader(CSafeLoader):
+class _CachedResolve:
     """libyaml parses; the implicit tag of a plain scalar is looked up once per value.
 
     Recipes repeat the same scalars (true, 1, null, ...), and ruamel's resolver is Python.
@@ -229,19 +232,49 @@ class _Loader(CSafeLoader):
         if plain and value and _STARTERS is not None and value[0] not in _STARTERS:
             return self._text
         if plain and len(value) > 64:
-            return Resolved(suffix=str(super().resolve(kind, value, implicit)))
+            return Resolved(suffix=str(super().resolve(kind, value, implicit)))  # type: ignore[misc]
         # outside plain scalars the tag depends on the kind of node alone
         key = value if plain else (kind, implicit)
         tag = self._tags.get(key)
         if tag is None:
-            tag = Resolved(suffix=str(super().resolve(kind, value, implicit)))
+            tag = Resolved(suffix=str(super().resolve(kind, value, implicit)))  # type: ignore[misc]
             if len(self._tags) < 50_000:
                 self._tags[key] = tag
         return tag
 
 
+class _Loader(_CachedResolve, CSafeLoader):
+    """The fast loader: libyaml composes."""
+
+
 def _compose(text: str, sink: Collector) -> list[Node] | None:
-    loader = _Loader(text)
+    """libyaml composes; a ':' inside a plain scalar of a flow collection, which libyaml
+    refuses and PyYAML reads (``{timeout: 1:00:00}``), is composed again in Python."""
+    failed = Collector()
+    documents = _compose_with(_Loader, text, failed)
+    if documents is None and any(d.message == _FLOW_COLON for d in failed.items):
+        documents = _compose_with(_pure_loader(), text, Collector())
+    if documents is None:
+        sink.items.extend(failed.items)
+    return documents
+
+
+_FLOW_COLON = "found unexpected ':'"
+
+
+def _pure_loader() -> Any:
+    from ruamel.yaml.loader import SafeLoader
+
+    class _PureLoader(_CachedResolve, SafeLoader):
+        """Python composes: slower, and reads flow scalars as PyYAML does."""
+
+        max_depth = None  # what ruamel's YAML() sets; depth is bounded before composing
+
+    return _PureLoader
+
+
+def _compose_with(loader_class: Any, text: str, sink: Collector) -> list[Node] | None:
+    loader = loader_class(text)
     try:
         documents = []
         while loader.check_node():

@@ -90,3 +90,51 @@ def differs(text: str, value_12: Any) -> Any | None:
     if isinstance(value_11, float) and isinstance(value_12, int) and value_11 == value_12:
         return None
     return value_11 if value_11 is not None or value_12 is not None else None
+
+
+_TIMESTAMP = re.compile(
+    r"^(?P<year>[0-9]{4})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})"
+    r"(?:(?:[Tt]|[ \t]+)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})"
+    r"(?:\.(?P<fraction>[0-9]*))?"
+    r"(?:[ \t]*(?P<tz>Z|(?P<tz_sign>[-+])(?P<tz_hour>[0-9]{1,2})(?::(?P<tz_minute>[0-9]{2}))?))?)?$"
+)
+_DATE_ONLY = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+def resolve_document_scalar(text: str) -> Any:
+    """:func:`resolve`, and the timestamps PyYAML also reads (``2024-01-05`` is a date):
+    the value AutoModel gets for an unquoted scalar."""
+    stamp = timestamp(text)
+    return stamp if stamp is not None else resolve(text)
+
+
+def timestamp(text: str) -> Any:
+    """PyYAML's date or datetime for a plain scalar, or None when it is not one."""
+    import datetime
+
+    if _DATE_ONLY.fullmatch(text):
+        try:
+            return datetime.date(int(text[:4]), int(text[5:7]), int(text[8:10]))
+        except ValueError:
+            return None  # PyYAML fails on 2024-13-01; the loader test names such files
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None or match.group("hour") is None:
+        return None
+    parts = match.groupdict()
+    fraction = (parts["fraction"] or "")[:6].ljust(6, "0")
+    zone = None
+    if parts["tz_sign"]:
+        delta = datetime.timedelta(
+            hours=int(parts["tz_hour"]), minutes=int(parts["tz_minute"] or 0)
+        )
+        zone = datetime.timezone(-delta if parts["tz_sign"] == "-" else delta)
+    elif parts["tz"]:
+        zone = datetime.timezone.utc
+    try:
+        return datetime.datetime(
+            int(parts["year"]), int(parts["month"]), int(parts["day"]),
+            int(parts["hour"]), int(parts["minute"]), int(parts["second"]),
+            int(fraction), tzinfo=zone,
+        )  # fmt: skip
+    except ValueError:
+        return None

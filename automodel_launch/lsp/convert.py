@@ -32,7 +32,12 @@ def to_lsp(
 ) -> types.Diagnostic:
     line, start, end = span(diagnostic, lines)
     where = lines.range(line, start, end)
-    error = diagnostic.severity is Severity.ERROR or strict
+    if diagnostic.severity is Severity.NOTE:
+        severity = types.DiagnosticSeverity.Information  # a note fails nothing, even strict
+    elif diagnostic.severity is Severity.ERROR or strict:
+        severity = types.DiagnosticSeverity.Error
+    else:
+        severity = types.DiagnosticSeverity.Warning
     data: dict[str, Any] = {"path": diagnostic.path, "hint": diagnostic.hint}
     message = diagnostic.message
     origin = diagnostic.origin
@@ -42,7 +47,7 @@ def to_lsp(
     return types.Diagnostic(
         range=where,
         message=message,
-        severity=types.DiagnosticSeverity.Error if error else types.DiagnosticSeverity.Warning,
+        severity=severity,
         code=diagnostic.code,
         source=SOURCE,
         related_information=None

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from automodel_launch.rules import launch
+from automodel_launch.rules.automodel_launchers import k8s_rules, nemo_run_rules
+from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
@@ -26,9 +29,13 @@ RULES: tuple[Rule, ...] = (
     launch.slurm_rules,
     requeue_recipe,
     launch.skypilot_rules,
+    k8s_rules,
+    nemo_run_rules,
     launch.fault_tolerance,
     launch.recipe_secrets,
     launch.comment_secrets,
+    unmounted_paths,
+    placeholders,
     report_traps,
 )
 

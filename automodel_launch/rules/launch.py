@@ -7,9 +7,9 @@ from automodel_launch.config import environment
 from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
 from automodel_launch.config.recipe import (
     Checkpoint,
-    RestoreFrom,
     StepScheduler,
     check_spot,
+    checkpointing_async,
     checkpointing_enabled,
 )
 from automodel_launch.config.recipe_secrets import check_comment_secrets, check_recipe_secrets
@@ -26,7 +26,7 @@ def launcher_keys(ctx: Context) -> None:
         ctx.sink.add(
             "multiple-launchers",
             (present[1],),
-            "both slurm: and skypilot: are present; a recipe has one launcher",
+            f"both {present[0]}: and {present[1]}: are present; a recipe has one launcher",
             "keep one of them (or none, to run torchrun on this node)",
             at_key=True,
         )
@@ -54,9 +54,17 @@ def slurm_rules(ctx: Context) -> None:
     slurm = ctx.section("slurm", SlurmConfig)
     if slurm is None:
         return
-    checkpointing = checkpointing_enabled(ctx.section("checkpoint", Checkpoint))
+    checkpoint = ctx.section("checkpoint", Checkpoint)
     raw = ctx.data["slurm"]
-    check_slurm(slurm, raw, ctx.sink, ctx.settings, checkpointing, ctx.invalid("slurm"))
+    check_slurm(
+        slurm,
+        raw,
+        ctx.sink,
+        ctx.settings,
+        checkpointing_enabled(checkpoint),
+        ctx.invalid("slurm"),
+        async_checkpoint=checkpointing_async(checkpoint),
+    )
 
 
 def skypilot_rules(ctx: Context) -> None:
@@ -69,7 +77,6 @@ def skypilot_rules(ctx: Context) -> None:
         sky,
         ctx.section("step_scheduler", StepScheduler),
         ctx.section("checkpoint", Checkpoint),
-        ctx.section("restore_from", RestoreFrom),
         ctx.sink,
         ctx.settings,
     )

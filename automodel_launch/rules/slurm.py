@@ -26,6 +26,7 @@ def check_slurm(
     settings: Settings,
     checkpointing: bool,
     invalid: frozenset[str] = frozenset(),
+    async_checkpoint: bool = False,
 ) -> None:
     """Rules across fields, and warnings; pydantic has already checked each field.
 
@@ -58,7 +59,7 @@ def check_slurm(
     _check_options(cfg, sink, usable)
     if usable("time"):
         _check_time(cfg, raw.get("time"), sink)
-        _check_margin(cfg, sink, settings, checkpointing)
+        _check_margin(cfg, sink, settings, async_checkpoint)
     check_requeue(cfg, sink, settings, checkpointing, invalid)
     if usable("hf_home", "repo_root", "nemo_mount", "extra_mounts"):
         _check_mount_dests(cfg, sink)
@@ -66,7 +67,8 @@ def check_slurm(
         sink.add(
             "nsys-diagnostic-only",
             (*loc, "nsys_enabled"),
-            "nsys profiling slows training and writes large .nsys-rep files into the job directory",
+            "nsys profiling is on: it slows training and writes large .nsys-rep files into "
+            "the job directory",
             "profile a short run; turn it off for production training",
         )
 
@@ -140,17 +142,19 @@ def _check_time(cfg: SlurmConfig, raw_time: Any, sink: Collector) -> None:
 
 
 def _check_margin(
-    cfg: SlurmConfig, sink: Collector, settings: Settings, checkpointing: bool
+    cfg: SlurmConfig, sink: Collector, settings: Settings, async_checkpoint: bool
 ) -> None:
+    """Only checkpoint.is_async: true writes in the background, so only then can the
+    time limit cut a checkpoint off (a 5-minute smoke test writing none is fine)."""
     minutes = cfg.time_minutes
     margin = settings.checkpoint_margin_minutes
-    if checkpointing and minutes is not None and minutes < 2 * margin:
+    if async_checkpoint and minutes is not None and minutes < 2 * margin:
         sink.add(
             "time-leaves-no-checkpoint-margin",
             ("slurm", "time"),
-            f"a {cfg.time} limit is under twice the {margin}-minute checkpoint margin "
-            f"({2 * margin} minutes): an async checkpoint may not finish before Slurm kills "
-            "the job, and a checkpoint cut off mid-write is lost",
+            f"checkpoint.is_async is true and a {cfg.time} limit is under twice the "
+            f"{margin}-minute checkpoint margin ({2 * margin} minutes): an async checkpoint may "
+            "not finish before Slurm kills the job, and a checkpoint cut off mid-write is lost",
             f"raise time to at least {2 * margin} minutes, or end training at least {margin} "
             "minutes before the limit",
         )

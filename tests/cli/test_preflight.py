@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-SLURM = 'slurm:\n  time: "01:00:00"\n  container_image: null\n'
+SLURM = 'slurm:\n  time: "01:00:00"\n  container_image: null\nmodel:\n  name: tiny\n'
 NO_SLURM = (
     "no Slurm on this host: scontrol is not on PATH; run it on a Slurm login node "
     "(SLURM_CONF set if slurm.conf is elsewhere)"

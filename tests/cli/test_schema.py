@@ -146,7 +146,9 @@ def test_editor_keywords(schema: dict[str, Any]) -> None:
     assert sky["additionalProperties"] is False
     assert schema["additionalProperties"] is True
     assert slurm["defaultSnippets"][0]["label"] == "slurm: multi-node job"
-    assert "deprecationMessage" in schema["properties"]["k8s"]
+    assert "deprecationMessage" in schema["properties"]["kubernetes"]
+    assert "deprecationMessage" not in schema["properties"]["k8s"]  # AutoModel's own launcher
+    assert schema["$defs"]["K8sConfig"]["additionalProperties"] is False
 
 
 def _enum(node: dict[str, Any]) -> list[str] | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 LOCAL = "model:\n  name: tiny\n"
-SLURM = 'slurm:\n  time: "04:00:00"\n'
+SLURM = 'slurm:\n  time: "04:00:00"\nmodel:\n  name: tiny\n'
 
 
 def fake_tool(bin_dir: Path, name: str, body: str) -> None:

@@ -18,7 +18,8 @@ ANSI = re.compile(r"\x1b\[")
 OFFLINE = ("--no-check-paths", "--no-check-env")
 
 BAD_TIME = 'slurm:\n  time: "4h"\n'
-WARNING_ONLY = "slurm:\n  nsys_enabled: true\n"
+WARNING_ONLY = "slurm:\n  mail_user: someone\n"
+NOTE_ONLY = "slurm:\n  nsys_enabled: true\n"
 CLEAN = 'slurm:\n  time: "04:00:00"\n'
 
 
@@ -67,6 +68,14 @@ def test_exit_1_with_warnings_under_strict(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == "1 file checked: 0 errors, 1 warning; 1 failed"
     assert run("warn.yaml", "--strict", "--no-strict", *OFFLINE, cwd=tmp_path).returncode == 0
+
+
+def test_a_note_fails_nothing_even_under_strict(tmp_path: Path) -> None:
+    """nsys profiling is information, not a problem: --strict still passes the file."""
+    write(tmp_path, "note.yaml", NOTE_ONLY)
+    result = run("note.yaml", "--strict", *OFFLINE, cwd=tmp_path)
+    assert result.returncode == 0
+    assert "note.yaml:2:17: note[nsys-diagnostic-only] slurm.nsys_enabled" in result.stdout
 
 
 def test_exit_1_on_errors(tmp_path: Path) -> None:
@@ -175,7 +184,7 @@ def test_github_annotations(tmp_path: Path) -> None:
         "slurm.time: '4h' is not a Slurm time limit (hint: use one of M, M:S, H:M:S, D-H, D-H:M, "
         'D-H:M:S or UNLIMITED (e.g. "04:00:00", "2-00:00:00"))'
     )
-    assert lines[1].startswith("::warning file=warn.yaml,line=2,col=17,")
+    assert lines[1].startswith("::warning file=warn.yaml,line=2,col=14,")
     assert len(lines) == 2
 
 

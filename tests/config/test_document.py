@@ -78,29 +78,30 @@ def test_an_empty_launcher_key_is_no_launcher(validate: Validate) -> None:
     assert validate("slurm:\nskypilot:\n  cloud: aws\n") == []
 
 
-# ------------------------------------------------------------------ launchers we do not run
-@pytest.mark.parametrize(
-    ("key", "hint"),
-    [
-        ("k8s", "Kubernetes is reached through skypilot: with cloud: kubernetes"),
-        ("kubernetes", "Kubernetes is reached through skypilot: with cloud: kubernetes"),
-        ("nemo_run", "launch NeMo-Run configs with NeMo-Run itself, or use slurm:/skypilot:"),
-    ],
-)
+# ------------------------------------------------------------------ launchers
 @pytest.mark.parametrize("value", ["{}", "null", "3", "\n  namespace: default"])
-def test_unsupported_launchers(validate: Validate, key: str, hint: str, value: str) -> None:
-    diags = validate(f"model: {{}}\n{key}: {value}\n")
-    assert brief(diags) == [f"2:1 error[unsupported-launcher] {key}"]
-    assert diags[0].message == f"{key}: is not launched by automodel-launch"
-    assert diags[0].hint == hint
+def test_kubernetes_is_no_launcher_of_automodel(validate: Validate, value: str) -> None:
+    diags = validate(f"model: {{}}\nkubernetes: {value}\n")
+    assert brief(diags) == ["2:1 error[unsupported-launcher] kubernetes"]
+    assert diags[0].message == "kubernetes: is not launched by automodel-launch"
+    assert diags[0].hint == (
+        "AutoModel's Kubernetes section is k8s:; or use skypilot: with cloud: kubernetes"
+    )
 
 
-def test_all_unsupported_launchers_at_once(validate: Validate) -> None:
-    assert brief(validate("k8s: {}\nkubernetes:\n  x: 1\nnemo_run: 3\nslurm: {}\n")) == [
-        "1:1 error[unsupported-launcher] k8s",
+@pytest.mark.parametrize("key", ["k8s", "nemo_run"])
+def test_automodel_launchers_are_valid_sections(validate: Validate, key: str) -> None:
+    assert validate(f"model: {{}}\n{key}: {{}}\n") == []
+    assert validate(f"model: {{}}\n{key}:\n") == []
+
+
+def test_two_launchers_of_any_kind_are_one_too_many(validate: Validate) -> None:
+    diags = validate("k8s: {}\nkubernetes:\n  x: 1\nnemo_run: {}\n")
+    assert brief(diags) == [
+        "4:1 error[multiple-launchers] nemo_run",
         "2:1 error[unsupported-launcher] kubernetes",
-        "4:1 error[unsupported-launcher] nemo_run",
     ]
+    assert diags[0].message == "both k8s: and nemo_run: are present; a recipe has one launcher"
 
 
 # ------------------------------------------------------------------ fault_tolerance placement

@@ -66,18 +66,13 @@ def test_a_bare_spot_job(validate: Validate) -> None:
     diags = validate(SPOT)
     assert brief(diags) == [
         "3:13 error[spot-no-checkpoint-interval] skypilot.use_spot",
-        "3:13 warning[spot-no-restore] skypilot.use_spot",
         "3:13 warning[spot-relative-checkpoint-dir] skypilot.use_spot",
     ]
     assert diags[0].message == (
         "a spot instance can be preempted at any time, but no checkpoint interval is set"
     )
     assert diags[0].hint == "add step_scheduler.ckpt_every_steps (e.g. 100)"
-    assert diags[1].message == "nothing says where a recovered job resumes from"
-    assert diags[1].hint == (
-        "set checkpoint.restore_from: null (resume from the latest checkpoint) or restore_from.path"
-    )
-    assert diags[2].message == (
+    assert diags[1].message == (
         "checkpoints go to 'checkpoints/' on the VM's own disk, which a preemption discards"
     )
 
@@ -188,9 +183,11 @@ def test_checkpointing_enabled() -> None:
 
 
 # ------------------------------------------------------------------ restore
-def test_restore_missing_warns(validate: Validate) -> None:
+def test_no_restore_from_resumes_from_the_latest_checkpoint(validate: Validate) -> None:
+    """AutoModel resumes from the latest checkpoint in checkpoint_dir without restore_from,
+    exactly as with restore_from: null: nothing to warn about."""
     text = "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  checkpoint_dir: /ckpt\n"
-    assert brief(validate(text + SPOT)) == ["7:13 warning[spot-no-restore] skypilot.use_spot"]
+    assert validate(text + SPOT) == []
 
 
 @pytest.mark.parametrize(
@@ -207,12 +204,12 @@ def test_each_restore_spelling_counts(validate: Validate, restore: str) -> None:
 
 
 @pytest.mark.parametrize("path", ['""', "null"])
-def test_an_empty_seed_restore_path_does_not_count(validate: Validate, path: str) -> None:
+def test_an_empty_seed_restore_path_is_the_latest_checkpoint(validate: Validate, path: str) -> None:
     text = (
         "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  checkpoint_dir: /ckpt\n"
         f"restore_from:\n  path: {path}\n"
     )
-    assert brief(validate(text + SPOT)) == ["9:13 warning[spot-no-restore] skypilot.use_spot"]
+    assert validate(text + SPOT) == []
 
 
 # ------------------------------------------------------------------ where checkpoints land
@@ -254,7 +251,6 @@ def test_every_spot_rule_at_once(validate: Validate) -> None:
     assert brief(validate(text)) == [
         "2:24 warning[spot-long-checkpoint-interval] step_scheduler.checkpoint_interval",
         "4:12 error[spot-checkpoint-disabled] checkpoint.enabled",
-        "8:13 warning[spot-no-restore] skypilot.use_spot",
         "5:19 warning[spot-relative-checkpoint-dir] checkpoint.checkpoint_dir",
     ]
 

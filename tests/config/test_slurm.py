@@ -106,10 +106,14 @@ def test_thirty_colon_zero_zero_is_thirty_minutes_and_says_so(validate: Validate
     assert diags[0].hint == 'for hours write "30:00:00"; to keep minutes write "00:30:00"'
 
 
+ASYNC = "checkpoint:\n  is_async: true\n"
+"""Only an asynchronous checkpoint can still be writing when the limit comes."""
+
+
 def test_a_short_minutes_seconds_time_also_hits_the_margin(validate: Validate) -> None:
-    assert brief(validate('slurm:\n  time: "4:00"\n')) == [
-        "2:9 warning[ambiguous-time] slurm.time",
-        "2:9 warning[time-leaves-no-checkpoint-margin] slurm.time",
+    assert brief(validate(ASYNC + 'slurm:\n  time: "4:00"\n')) == [
+        "4:9 warning[ambiguous-time] slurm.time",
+        "4:9 warning[time-leaves-no-checkpoint-margin] slurm.time",
     ]
 
 
@@ -144,14 +148,14 @@ def test_out_of_range_integers(validate: Validate, value: str, message: str) -> 
 # ------------------------------------------------------------------ checkpoint margin
 @pytest.mark.parametrize("value", ['"00:19:00"', '"15"', '"00:05:00"', '"0:1"'])
 def test_a_limit_under_twice_the_margin_warns(validate: Validate, value: str) -> None:
-    diags = validate(f"slurm:\n  time: {value}\n")
+    diags = validate(ASYNC + f"slurm:\n  time: {value}\n")
     margin = [d for d in diags if d.code == "time-leaves-no-checkpoint-margin"]
-    assert brief(margin) == ["2:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
-    time = margin[0].message.split()[1]
+    assert brief(margin) == ["4:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
+    time = margin[0].message.split()[5]
     assert margin[0].message == (
-        f"a {time} limit is under twice the 10-minute checkpoint margin (20 minutes): an async "
-        "checkpoint may not finish before Slurm kills the job, and a checkpoint cut off "
-        "mid-write is lost"
+        f"checkpoint.is_async is true and a {time} limit is under twice the 10-minute "
+        "checkpoint margin (20 minutes): an async checkpoint may not finish before Slurm kills "
+        "the job, and a checkpoint cut off mid-write is lost"
     )
     assert margin[0].hint == (
         "raise time to at least 20 minutes, or end training at least 10 minutes before the limit"
@@ -160,28 +164,40 @@ def test_a_limit_under_twice_the_margin_warns(validate: Validate, value: str) ->
 
 @pytest.mark.parametrize("value", ['"00:20:00"', '"00:19:01"', '"04:00:00"', "UNLIMITED", '"0"'])
 def test_a_long_enough_or_unlimited_time_does_not_warn(validate: Validate, value: str) -> None:
-    assert validate(f"slurm:\n  time: {value}\n") == []
+    assert validate(ASYNC + f"slurm:\n  time: {value}\n") == []
+
+
+@pytest.mark.parametrize(
+    "checkpoint", ["", "checkpoint:\n  enabled: true\n", "checkpoint:\n  is_async: false\n"]
+)
+def test_a_smoke_test_without_async_checkpoints_does_not_warn(
+    validate: Validate, checkpoint: str
+) -> None:
+    """AutoModel's own default limit is 5 minutes: a synchronous checkpoint (or none) is
+    done before the limit can cut it off."""
+    assert validate(checkpoint + 'slurm:\n  time: "00:05:00"\n') == []
 
 
 def test_the_margin_is_configurable(validate: Validate) -> None:
-    text = 'slurm:\n  time: "00:45:00"\n'
+    text = ASYNC + 'slurm:\n  time: "00:45:00"\n'
     assert validate(text) == []
     diags = validate(text, checkpoint_margin_minutes=30)
-    assert brief(diags) == ["2:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
+    assert brief(diags) == ["4:9 warning[time-leaves-no-checkpoint-margin] slurm.time"]
     assert "under twice the 30-minute checkpoint margin (60 minutes)" in diags[0].message
-    assert validate('slurm:\n  time: "1"\n', checkpoint_margin_minutes=0) == []
+    assert validate(ASYNC + 'slurm:\n  time: "1"\n', checkpoint_margin_minutes=0) == []
 
 
 def test_no_margin_warning_when_checkpointing_is_off(validate: Validate) -> None:
     text = """\
         checkpoint:
           enabled: false
+          is_async: true
         slurm:
           time: "00:05:00"
     """
     assert validate(text) == []
     assert brief(validate(text.replace("false", "true"))) == [
-        "4:9 warning[time-leaves-no-checkpoint-margin] slurm.time"
+        "5:9 warning[time-leaves-no-checkpoint-margin] slurm.time"
     ]
 
 
@@ -325,7 +341,7 @@ def test_a_job_name_longer_than_200_characters(validate: Validate) -> None:
 
 
 @pytest.mark.parametrize("field", ["account", "partition"])
-@pytest.mark.parametrize("value", ["my_account", "batch", "gpu-h100", "a.b", "p1,p2", "null"])
+@pytest.mark.parametrize("value", ["nlp_lab", "batch", "gpu-h100", "a.b", "p1,p2", "null"])
 def test_valid_account_and_partition(validate: Validate, field: str, value: str) -> None:
     assert validate(f"slurm:\n  {field}: {value}\n") == []
 
@@ -376,9 +392,10 @@ def test_container_image_without_spaces_or_commas(validate: Validate, value: str
     ]
 
 
-def test_nsys_warns_that_it_is_diagnostic_only(validate: Validate) -> None:
+def test_nsys_is_an_informational_note(validate: Validate) -> None:
     diags = validate("slurm:\n  nsys_enabled: true\n")
-    assert brief(diags) == ["2:17 warning[nsys-diagnostic-only] slurm.nsys_enabled"]
+    assert brief(diags) == ["2:17 note[nsys-diagnostic-only] slurm.nsys_enabled"]
+    assert not diags[0].is_problem  # --strict does not fail on it
     assert ".nsys-rep" in diags[0].message
     assert diags[0].hint == "profile a short run; turn it off for production training"
     assert validate("slurm:\n  nsys_enabled: false\n") == []
@@ -468,7 +485,7 @@ def test_every_mistake_in_the_section_is_reported_at_once(validate: Validate) ->
         "5:9 error[invalid-time] slurm.time",
         "6:12 error[invalid-slurm-word] slurm.account",
         "7:16 error[invalid-port] slurm.master_port",
-        "8:17 warning[nsys-diagnostic-only] slurm.nsys_enabled",
+        "8:17 note[nsys-diagnostic-only] slurm.nsys_enabled",
     ]
 
 

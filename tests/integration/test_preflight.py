@@ -102,7 +102,9 @@ def cli(
 
 def write(directory: Path, name: str, text: str) -> Path:
     path = directory / f"{name}.yaml"
-    path.write_text(text + f"  job_dir: {directory}/jobs\n  job_name: {name}\n")
+    # a recipe to train: submit refuses a launcher section with nothing to train
+    recipe = "model:\n  pretrained_model_name_or_path: test/tiny\n"
+    path.write_text(text + f"  job_dir: {directory}/jobs\n  job_name: {name}\n" + recipe)
     return path
 
 

@@ -55,7 +55,7 @@ def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
 def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> None:
     (tmp_path / "slurm.yaml").write_text(
         'slurm:\n  nodes: 2\n  ntasks_per_node: 4\n  time: "04:00:00"\n  partition: gpu\n'
-        "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\n"
+        "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\nmodel:\n  name: tiny\n"
     )
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "sbatch").write_text("#!/bin/sh\necho 'sbatch: Job 9 to start' >&2\n")

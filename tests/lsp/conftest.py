@@ -141,7 +141,10 @@ def key(d: types.Diagnostic) -> dict[str, Any]:
     """An LSP diagnostic in the shape of ``validate --format json`` (1-based, hint)."""
     hint = d.related_information[0].message if d.related_information else None
     return {
-        "severity": "error" if d.severity == types.DiagnosticSeverity.Error else "warning",
+        "severity": {
+            types.DiagnosticSeverity.Error: "error",
+            types.DiagnosticSeverity.Information: "note",
+        }.get(d.severity or types.DiagnosticSeverity.Warning, "warning"),
         "code": d.code,
         "path": d.data["path"] if isinstance(d.data, dict) else None,
         "line": d.range.start.line + 1,

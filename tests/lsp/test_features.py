@@ -104,7 +104,8 @@ async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
     # at the top level a launcher section opens with the schema's snippet
     uri = await editor.open("recipe: llm\nmodel:\n  x: 1\n\n")
     items = {i.label: i for i in await editor.complete(uri, 3, 0)}
-    assert "slurm" in items and "k8s" not in items and "recipe" not in items
+    assert "slurm" in items and "k8s" in items and "recipe" not in items
+    assert "kubernetes" not in items  # no launcher of AutoModel's: deprecated, not offered
     edit = items["skypilot"].text_edit
     assert edit is not None
     body = expand(edit.new_text)

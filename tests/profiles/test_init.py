@@ -64,6 +64,9 @@ def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> 
         before = validate_text(original, str(path), settings).diagnostics
         after = validate_text(text, str(path), settings).diagnostics
         added = Counter(d.code for d in after) - Counter(d.code for d in before)
+        # a container section next to a recipe that writes to absolute paths: those need
+        # mounts (the warning is right; init cannot know which directories to mount)
+        added.pop("path-not-mounted", None)
         if added or any(d.is_error for d in after):
             failures[relative(path)] = sorted(added.elements()) or [d.code for d in after]
     assert failures == {}

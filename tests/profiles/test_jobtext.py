@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from automodel_launch.config.document import job_config
 from automodel_launch.loading import load_text
 from automodel_launch.profiles.jobtext import spliced
 from automodel_launch.profiles.overrides import Override, parse_override
@@ -40,7 +41,10 @@ def test_a_new_key_or_a_mapping_falls_back_to_the_dump(check: Check) -> None:
         report = check(RECIPE, argument, purpose="render")
         assert report.loaded is not None
         assert report.loaded.text == RECIPE
-        assert job_config_text(report.loaded).startswith("%YAML 1.1\n---\n")
+        dumped = job_config_text(report.loaded)  # written out again, as AutoModel reads it
+        assert "# short run" not in dumped
+        again = load_text(dumped, "job.yaml").loaded
+        assert again is not None and again.data == job_config(report.loaded.data)
 
 
 ANY = st.characters(blacklist_categories=("Cs",), min_codepoint=1)

@@ -15,6 +15,8 @@ from automodel_launch.cli.app import app
 
 TOKEN = "hf_" + "SubmitTimeTokenValue0123456789abcd"
 SPOT = """\
+model:
+  pretrained_model_name_or_path: meta-llama/Llama-3.2-1B
 step_scheduler:
   ckpt_every_steps: 50
 checkpoint:

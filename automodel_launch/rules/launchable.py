@@ -1,0 +1,62 @@
+"""What ``render`` and ``submit`` refuse before anything is written: a launcher that
+AutoModel runs itself (``k8s:``, ``nemo_run:``), and a file with nothing to train.
+
+``validate`` accepts both: a ``k8s:`` file is a good AutoModel config, and a launcher
+snippet without a recipe may be a fragment. Only making a job of them is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHER_SECTIONS, LAUNCHERS
+from automodel_launch.diagnostics import Collector
+
+
+def _recipe_sections(data: dict[str, Any]) -> list[str]:
+    """What makes a file a recipe: AutoModel 0.7's ``recipe:`` target, ``model:``, or in
+    the 2025 command form (``automodel finetune llm -c FILE``, the command names the
+    recipe) the recipe's own sections: any section the job config keeps."""
+    return [k for k, v in data.items() if k not in LAUNCHER_SECTIONS and v is not None]
+
+
+def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: bool) -> None:
+    for name, how in LAUNCHED_BY_AUTOMODEL.items():
+        if data.get(name) is not None:
+            sink.add(
+                "launched-by-automodel",
+                (name,),
+                f"{name}: is validated here but launched by AutoModel itself; "
+                "automodel-launch launches slurm: and skypilot: jobs, and torchrun on this node",
+                how,
+                at_key=True,
+            )
+    slurm = data.get("slurm")
+    if isinstance(slurm, dict) and slurm.get("script"):
+        sink.add(
+            "own-sbatch-script",
+            ("slurm", "script"),
+            "slurm.script names your own sbatch script; automodel-launch renders its script "
+            "from the slurm: fields and would not run yours",
+            f"submit yours with `sbatch {slurm['script']}`, or remove script to let "
+            "automodel-launch render the job",
+        )
+    launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
+    if launcher is None or custom_entry or _has_recipe(data):
+        return
+    sink.add(
+        "nothing-to-train",
+        (launcher,),
+        f"the file has a {launcher}: section but no recipe: nothing to train (the job config "
+        "would be empty)",
+        "add the recipe (recipe:, model:, dataset: ...) to this file, or pass --entry to run "
+        "your own program",
+        at_key=True,
+    )
+
+
+def _has_recipe(data: dict[str, Any]) -> bool:
+    if _recipe_sections(data):
+        return True
+    slurm = data.get("slurm")
+    return isinstance(slurm, dict) and bool(slurm.get("command"))
