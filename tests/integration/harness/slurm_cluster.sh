@@ -194,12 +194,23 @@ start_munged() {
   log "started munged ($(cat "$RUN/munged.pid"))"
 }
 
+# starting PIDFILE NAME GRACE_END: alive, or no pid file yet before GRACE_END
+starting() {
+  alive "$1" "$2" && return 0
+  [ ! -s "$1" ] && [ "$(date +%s)" -lt "$3" ]
+}
+
 wait_ready() {
   local deadline=$(($(date +%s) + WAIT)) idle cycles n
+  # a daemon forks before its child writes the pid file: a missing pid file is a
+  # daemon still starting for the first 10 s, a dead process named in one is fatal
+  local grace=$(($(date +%s) + 10))
   until idle=$(sinfo -h -N -p "$PARTITION" -t idle -o %N 2>/dev/null | wc -l) &&
         [ "$idle" -ge ${#NODES[@]} ]; do
-    alive "$RUN/slurmctld.pid" slurmctld || die "slurmctld is not running"
-    for n in "${NODES[@]}"; do alive "$RUN/slurmd-$n.pid" slurmd || die "slurmd $n is not running"; done
+    starting "$RUN/slurmctld.pid" slurmctld "$grace" || die "slurmctld is not running"
+    for n in "${NODES[@]}"; do
+      starting "$RUN/slurmd-$n.pid" slurmd "$grace" || die "slurmd $n is not running"
+    done
     [ "$(date +%s)" -lt "$deadline" ] || { sinfo -N -l >&2 || true; die "nodes not idle after ${WAIT}s"; }
     sleep 0.2
   done
