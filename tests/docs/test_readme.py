@@ -26,6 +26,32 @@ def test_validate_tour_is_the_real_output() -> None:
     assert done.stdout == shown
 
 
+def test_the_set_up_command_runs_clean_here() -> None:
+    """The README's first command, after its ``pip install .``, on a machine that is no
+    cluster node and has no credentials set: it exits 0 and shows the SBATCH script."""
+    command = re.search(r"## Set up.*?```bash\n([^\n]+)\n```", README, re.S)
+    assert command, "the README has no set-up command"
+    install, *steps = command.group(1).split(" && ")
+    assert install == "python3 -m pip install ."
+    assert [s.split()[:2] for s in steps] == [
+        ["automodel-launch", "validate"],
+        ["automodel-launch", "render"],
+    ]
+    outputs = []
+    for step in steps:
+        done = subprocess.run(
+            [sys.executable, "-m", "automodel_launch", *step.split()[1:]],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(ROOT)},
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        outputs.append(done.stdout)
+    assert "0 errors" in outputs[0]
+    assert outputs[1].startswith("#!/bin/bash\n#SBATCH --job-name=llm_finetune\n")
+
+
 def test_ci_runs_the_readme_test_command() -> None:
     command = re.search(r"Run the tests.*?```bash\n([^\n]+)\n```", README, re.S)
     assert command, "the README names no test command"
