@@ -80,6 +80,20 @@ def test_host_lists_expand(expression: str, names: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(
+    "expression",
+    ["n[1-999999999999]", "a[1-99]b[1-99]c[1-99]", "n[0-65535],m1", "x[1-9]" * 40],
+)
+def test_host_lists_too_large_to_expand_keep_no_names(expression: str) -> None:
+    """A hostile or broken Nodes= must not take all the memory or time."""
+    assert parse.hostnames(expression) == ()
+
+
+def test_host_list_up_to_the_limit_expands() -> None:
+    names = parse.hostnames(f"n[1-{parse.MAX_HOSTS}]")
+    assert (len(names), names[0], names[-1]) == (parse.MAX_HOSTS, "n1", f"n{parse.MAX_HOSTS}")
+
+
+@pytest.mark.parametrize(
     ("gres", "count"),
     [
         ("gpu:4", 4),
