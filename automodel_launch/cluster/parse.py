@@ -8,6 +8,7 @@ not stop a submission).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from automodel_launch.cluster.model import Association, Node, Partition
 from automodel_launch.config import slurm_time
@@ -24,6 +25,15 @@ def fields(line: str) -> dict[str, str]:
         if sep and key and key not in found:
             found[key] = value
     return found
+
+
+def records(text: str, key: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """The ``-o`` lines of ``scontrol show`` that name a ``key`` (PartitionName, NodeName):
+    each name with its fields."""
+    for line in text.splitlines():
+        found = fields(line)
+        if found.get(key):
+            yield found[key], found
 
 
 def minutes(text: str) -> int | None:
@@ -109,11 +119,7 @@ def _expand(part: str, names: list[str]) -> None:
 def partitions(text: str) -> dict[str, Partition]:
     """``scontrol show partition -o``: one partition per line."""
     found: dict[str, Partition] = {}
-    for line in text.splitlines():
-        f = fields(line)
-        name = f.get("PartitionName")
-        if not name:
-            continue
+    for name, f in records(text, "PartitionName"):
         found[name] = Partition(
             name=name,
             state=f.get("State", "UP").upper(),
@@ -144,11 +150,7 @@ def gpu_count(gres: str) -> int:
 def nodes(text: str) -> dict[str, Node]:
     """``scontrol show node -o``: one node per line."""
     found: dict[str, Node] = {}
-    for line in text.splitlines():
-        f = fields(line)
-        name = f.get("NodeName")
-        if not name:
-            continue
+    for name, f in records(text, "NodeName"):
         found[name] = Node(
             name=name,
             gpus=gpu_count(f.get("Gres", "")),

@@ -149,3 +149,11 @@ def test_test_only_answer() -> None:
         == "error: invalid partition specified: nope; "
         "allocation failure: Invalid partition name specified"
     )
+
+
+def test_lines_without_a_name_are_skipped() -> None:
+    """Noise between the ``-o`` lines (a warning, an empty name) names no partition or node."""
+    text = "scontrol: warning: x=1\nPartitionName= State=DOWN\nPartitionName=p Nodes=n1\n"
+    assert list(parse.partitions(text)) == ["p"]
+    assert list(parse.nodes(text.replace("Partition", "Node"))) == ["p"]
+    assert [name for name, _ in parse.records(text, "PartitionName")] == ["p"]
