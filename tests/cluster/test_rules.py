@@ -133,6 +133,17 @@ def test_nodes_against_the_partition() -> None:
     assert over_max[0].message.startswith(
         "nodes: 2 is over the MaxNodes of the cluster's default partition 'batch' (1)"
     )
+    assert over_max[0].hint == "set nodes: 1 or less, or choose a partition with more nodes"
+
+
+def test_a_partition_without_nodes_is_no_hint_to_ask_for_none() -> None:
+    """Nodes=(null), TotalNodes=0 (a placeholder partition): "set nodes: 0" would not do."""
+    cluster = the_cluster()
+    cluster.partitions["batch"] = replace(cluster.partitions["batch"], nodes=(), total_nodes=0)
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n" + BARE, cluster)
+    assert (d.code, d.line, d.path) == ("nodes-outside-partition-limits", 1, "slurm")
+    assert d.message.startswith("nodes: 1 is more than the cluster's default partition 'batch' ")
+    assert d.hint == "choose a partition that has nodes"
 
 
 def test_gpus_per_node_over_the_gres_of_the_nodes() -> None:
