@@ -109,11 +109,11 @@ def _over_node(
     if not have or sum(h >= asked for h in have) >= job.cfg.nodes:
         return None
     kind = "memory" if cap_name == "MaxMemPerNode" else "CPUs"
-    return f"the {kind} of {_enough(have, asked, job.cfg.nodes)} node(s) of {name}", most
+    return f"the {kind} of {_short(have, asked)} node(s) of {name}", most
 
 
-def _enough(have: list[int], asked: int, needed: int) -> str:
-    """``the 2`` or ``all but 1 of the 3``: how many nodes fall short."""
+def _short(have: list[int], asked: int) -> str:
+    """``the 2`` (all of them) or ``1 of the 3``: how many nodes fall short."""
     short = sum(h < asked for h in have)
     return f"the {len(have)}" if short == len(have) else f"{short} of the {len(have)}"
 
