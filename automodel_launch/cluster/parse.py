@@ -8,6 +8,7 @@ not stop a submission).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from automodel_launch.cluster.model import Association, Node, Partition
 from automodel_launch.config import slurm_time
@@ -24,6 +25,15 @@ def fields(line: str) -> dict[str, str]:
         if sep and key and key not in found:
             found[key] = value
     return found
+
+
+def records(text: str, key: str) -> Iterator[tuple[str, dict[str, str]]]:
+    """The ``-o`` lines of ``scontrol show`` that name a ``key`` (PartitionName, NodeName):
+    each name with its fields."""
+    for line in text.splitlines():
+        found = fields(line)
+        if found.get(key):
+            yield found[key], found
 
 
 def minutes(text: str) -> int | None:
@@ -57,43 +67,59 @@ def split_top(text: str, sep: str = ",") -> list[str]:
     return [p for p in parts if p]
 
 
+MAX_HOSTS = 65536
+"""Names one host list may expand to: more is no real partition, and expanding
+``n[1-999999999]`` would take all the memory; such a list keeps no names."""
+
+
+class _TooMany(Exception):
+    pass
+
+
 def hostnames(expression: str) -> tuple[str, ...]:
-    """Expand a Slurm host list: ``node[1-3,05],gpu7`` -> node1, node2, node3, node05, gpu7."""
+    """Expand a Slurm host list: ``node[1-3,05],gpu7`` -> node1, node2, node3, node05, gpu7.
+
+    Over :data:`MAX_HOSTS` names: none (the rules that look at nodes then skip).
+    """
     if expression in _UNLIMITED:
         return ()
     names: list[str] = []
-    for part in split_top(expression):
-        names.extend(_expand(part))
+    try:
+        for part in split_top(expression):
+            _expand(part, names)
+    except _TooMany:
+        return ()
     return tuple(names)
 
 
-def _expand(part: str) -> list[str]:
+def _expand(part: str, names: list[str]) -> None:
     match = re.search(r"\[([^\]]*)\]", part)
     if match is None:
-        return [part]
-    head, tail = part[: match.start()], part[match.end() :]
-    expanded: list[str] = []
+        if len(names) >= MAX_HOSTS:
+            raise _TooMany
+        names.append(part)
+        return
+    head, tail, start = part[: match.start()], part[match.end() :], len(names)
     for item in match.group(1).split(","):
         low, _, high = item.partition("-")
         if not high:
-            expanded.extend(_expand(head + low + tail))
+            _expand(head + low + tail, names)
             continue
         if not (low.isdigit() and high.isdigit()):
-            return [part]
+            del names[start:]  # not a range Slurm writes: the part as it is
+            names.append(part)
+            return
+        if int(high) - int(low) >= MAX_HOSTS:
+            raise _TooMany
         width = len(low)
         for value in range(int(low), int(high) + 1):
-            expanded.extend(_expand(f"{head}{value:0{width}d}{tail}"))
-    return expanded
+            _expand(f"{head}{value:0{width}d}{tail}", names)
 
 
 def partitions(text: str) -> dict[str, Partition]:
     """``scontrol show partition -o``: one partition per line."""
     found: dict[str, Partition] = {}
-    for line in text.splitlines():
-        f = fields(line)
-        name = f.get("PartitionName")
-        if not name:
-            continue
+    for name, f in records(text, "PartitionName"):
         found[name] = Partition(
             name=name,
             state=f.get("State", "UP").upper(),
@@ -124,11 +150,7 @@ def gpu_count(gres: str) -> int:
 def nodes(text: str) -> dict[str, Node]:
     """``scontrol show node -o``: one node per line."""
     found: dict[str, Node] = {}
-    for line in text.splitlines():
-        f = fields(line)
-        name = f.get("NodeName")
-        if not name:
-            continue
+    for name, f in records(text, "NodeName"):
         found[name] = Node(
             name=name,
             gpus=gpu_count(f.get("Gres", "")),

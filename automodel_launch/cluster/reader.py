@@ -38,8 +38,8 @@ class ClusterReader:
                 raise
         return self._cluster
 
-    def _ask(self, *command: str, timeout: float | None = None) -> Answer:
-        return run(command, timeout=timeout or self.timeout, environ=self.environ)
+    def _ask(self, *command: str) -> Answer:
+        return run(command, timeout=self.timeout, environ=self.environ)
 
     def _read(self) -> Cluster:
         if find("scontrol", self.environ) is None:

@@ -63,19 +63,16 @@ def check_cpus(job: Job, cluster: Cluster, partition: Partition) -> None:
     asked = job.cfg.cpus_per_task
     if asked is None:
         return
-    name = describe(partition, job)
-    if partition.max_cpus_per_node is not None and asked > partition.max_cpus_per_node:
-        limit = f"the MaxCPUsPerNode of {name} ({partition.max_cpus_per_node})"
-    else:
-        cpus = [node.cpus for node in cluster.nodes_of(partition)]
-        if not cpus or sum(c >= asked for c in cpus) >= job.cfg.nodes:
-            return
-        limit = f"the CPUs of {_enough(cpus, asked, job.cfg.nodes)} node(s) of {name}"
+    have = [node.cpus for node in cluster.nodes_of(partition)]
+    over = _over_node(job, partition, asked, ("MaxCPUsPerNode", partition.max_cpus_per_node), have)
+    if over is None:
+        return
+    limit, most = over
     job.add(
         "cpus-over-node", "cpus_per_task",
         f"cpus_per_task: {asked} (one task per node) is more than {limit}: "
         "sbatch refuses the job (CPU count per node can not be satisfied)",
-        "lower cpus_per_task, or choose a partition with larger nodes",
+        f"set cpus_per_task: {most} or less, or choose a partition with larger nodes",
     )  # fmt: skip
 
 
@@ -83,25 +80,40 @@ def check_mem(job: Job, cluster: Cluster, partition: Partition) -> None:
     asked = megabytes(job.cfg.mem)
     if asked is None:
         return
-    name = describe(partition, job)
-    if partition.max_mem_per_node is not None and asked > partition.max_mem_per_node:
-        limit = f"the MaxMemPerNode of {name} ({partition.max_mem_per_node}M)"
-    else:
-        memory = [node.memory for node in cluster.nodes_of(partition)]
-        if not memory or sum(m >= asked for m in memory) >= job.cfg.nodes:
-            return
-        limit = f"the memory of {_enough(memory, asked, job.cfg.nodes)} node(s) of {name}"
+    have = [node.memory for node in cluster.nodes_of(partition)]
+    over = _over_node(job, partition, asked, ("MaxMemPerNode", partition.max_mem_per_node), have)
+    if over is None:
+        return
+    limit, most = over
     job.add(
         "mem-over-node", "mem",
         f"mem: {job.cfg.mem} ({asked}M per node) is more than {limit}: sbatch refuses the "
         "job (Memory specification can not be satisfied)",
-        f"set mem: {max(m.memory for m in cluster.nodes_of(partition))}M or less, or mem: 0 "
-        "for all the memory of each node",
+        f"set mem: {most}M or less, or mem: 0 for all the memory of each node",
     )  # fmt: skip
 
 
-def _enough(have: list[int], asked: int, needed: int) -> str:
-    """``the 2`` or ``all but 1 of the 3``: how many nodes fall short."""
+def _over_node(
+    job: Job, partition: Partition, asked: int, cap: tuple[str, int | None], have: list[int]
+) -> tuple[str, int] | None:
+    """What ``asked`` per node is more than: the partition's ``cap`` (``MaxMemPerNode``,
+    its value), else the nodes too few of which ``have`` it; and the most that fits.
+    None when it fits, or nothing is known."""
+    name = describe(partition, job)
+    cap_name, cap_value = cap
+    ranked = sorted(have, reverse=True)[: job.cfg.nodes]  # the job's nodes at best
+    most = min(v for v in (cap_value, ranked[-1] if ranked else None, asked) if v is not None)
+    if cap_value is not None and asked > cap_value:
+        unit = "M" if cap_name == "MaxMemPerNode" else ""
+        return f"the {cap_name} of {name} ({cap_value}{unit})", most
+    if not have or sum(h >= asked for h in have) >= job.cfg.nodes:
+        return None
+    kind = "memory" if cap_name == "MaxMemPerNode" else "CPUs"
+    return f"the {kind} of {_short(have, asked)} node(s) of {name}", most
+
+
+def _short(have: list[int], asked: int) -> str:
+    """``the 2`` (all of them) or ``1 of the 3``: how many nodes fall short."""
     short = sum(h < asked for h in have)
     return f"the {len(have)}" if short == len(have) else f"{short} of the {len(have)}"
 

@@ -149,5 +149,7 @@ def check_nodes(job: Job, cluster: Cluster, partition: Partition) -> None:
     job.add(
         "nodes-outside-partition-limits", "nodes",
         f"{said}: {pending(cluster, 'PartitionNodeLimit')}",
-        f"set nodes: {most} or less, or choose a partition with more nodes",
+        f"set nodes: {most} or less, or choose a partition with more nodes"
+        if most
+        else "choose a partition that has nodes",
     )  # fmt: skip

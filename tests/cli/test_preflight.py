@@ -20,13 +20,47 @@ NO_SLURM = (
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    empty = cwd / "empty-bin"
-    empty.mkdir(exist_ok=True)
+    """The CLI with only ``cwd/bin`` on PATH: no Slurm, or the fake one written there."""
+    bin_dir = cwd / "bin"
+    bin_dir.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "automodel_launch", *args],
         capture_output=True, text=True, cwd=cwd, timeout=60, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(empty)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(bin_dir)},
     )  # fmt: skip
+
+
+TOKEN = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"
+HOSTILE = f"""\
+#!/bin/sh
+case "$*" in
+  ping) echo "Slurmctld(primary) at c1 is UP" ;;
+  *partition*) printf 'PartitionName={TOKEN}\\033[2Jp State=UP Default=YES MaxTime=02:00:00 \
+MaxMemPerNode=1000 TotalNodes=2 Nodes=n[1-999999999999]\\n' ;;
+  *node*) echo "NodeName=n1 CPUTot=4 RealMemory=64000 Gres=gpu:4" ;;
+  *) echo "AccountingStorageType = accounting_storage/none" ;;
+esac
+"""
+
+
+def test_hostile_cluster_output_is_neither_leaked_nor_obeyed(tmp_path: Path) -> None:
+    """A partition name with a token and an escape reaches messages redacted and shown as
+    text; a host list of a trillion names is not expanded (no hang, no crash)."""
+    scontrol = tmp_path / "bin" / "scontrol"
+    scontrol.parent.mkdir()
+    scontrol.write_text(HOSTILE)
+    scontrol.chmod(0o755)
+    (tmp_path / "job.yaml").write_text(SLURM.replace("  container", "  mem: 2G\n  container"))
+    done = cli("validate", "--cluster", "job.yaml", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.splitlines()[:2] == [
+        "job.yaml:3:8: error[mem-over-node] slurm.mem: mem: 2G (2048M per node) is more than "
+        "the MaxMemPerNode of the cluster's default partition '***\\x1b[2Jp' (1000M): sbatch "
+        "refuses the job (Memory specification can not be satisfied)",
+        "    hint: set mem: 1000M or less, or mem: 0 for all the memory of each node",
+    ]
+    assert TOKEN not in done.stdout
 
 
 def test_validate_cluster_without_slurm_is_one_error(tmp_path: Path) -> None:

@@ -80,6 +80,20 @@ def test_host_lists_expand(expression: str, names: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(
+    "expression",
+    ["n[1-999999999999]", "a[1-99]b[1-99]c[1-99]", "n[0-65535],m1", "x[1-9]" * 40],
+)
+def test_host_lists_too_large_to_expand_keep_no_names(expression: str) -> None:
+    """A hostile or broken Nodes= must not take all the memory or time."""
+    assert parse.hostnames(expression) == ()
+
+
+def test_host_list_up_to_the_limit_expands() -> None:
+    names = parse.hostnames(f"n[1-{parse.MAX_HOSTS}]")
+    assert (len(names), names[0], names[-1]) == (parse.MAX_HOSTS, "n1", f"n{parse.MAX_HOSTS}")
+
+
+@pytest.mark.parametrize(
     ("gres", "count"),
     [
         ("gpu:4", 4),
@@ -135,3 +149,11 @@ def test_test_only_answer() -> None:
         == "error: invalid partition specified: nope; "
         "allocation failure: Invalid partition name specified"
     )
+
+
+def test_lines_without_a_name_are_skipped() -> None:
+    """Noise between the ``-o`` lines (a warning, an empty name) names no partition or node."""
+    text = "scontrol: warning: x=1\nPartitionName= State=DOWN\nPartitionName=p Nodes=n1\n"
+    assert list(parse.partitions(text)) == ["p"]
+    assert list(parse.nodes(text.replace("Partition", "Node"))) == ["p"]
+    assert [name for name, _ in parse.records(text, "PartitionName")] == ["p"]

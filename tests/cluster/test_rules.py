@@ -6,6 +6,8 @@ the one the integration tests start, read from its captured answers instead of a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from automodel_launch.cluster import parse
 from automodel_launch.cluster.access import reads_as_docker_hub
 from automodel_launch.cluster.model import Association, Cluster
@@ -131,6 +133,17 @@ def test_nodes_against_the_partition() -> None:
     assert over_max[0].message.startswith(
         "nodes: 2 is over the MaxNodes of the cluster's default partition 'batch' (1)"
     )
+    assert over_max[0].hint == "set nodes: 1 or less, or choose a partition with more nodes"
+
+
+def test_a_partition_without_nodes_is_no_hint_to_ask_for_none() -> None:
+    """Nodes=(null), TotalNodes=0 (a placeholder partition): "set nodes: 0" would not do."""
+    cluster = the_cluster()
+    cluster.partitions["batch"] = replace(cluster.partitions["batch"], nodes=(), total_nodes=0)
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n" + BARE, cluster)
+    assert (d.code, d.line, d.path) == ("nodes-outside-partition-limits", 1, "slurm")
+    assert d.message.startswith("nodes: 1 is more than the cluster's default partition 'batch' ")
+    assert d.hint == "choose a partition that has nodes"
 
 
 def test_gpus_per_node_over_the_gres_of_the_nodes() -> None:
@@ -312,3 +325,38 @@ def test_associations_slurm_does_not_enforce_are_noted_not_checked() -> None:
     assert the_cluster(config={**ENFORCED, "AccountingStorageEnforce": "safe"}).enforces(
         "associations"
     )
+
+
+def test_a_partition_cap_is_the_limit_and_the_hint() -> None:
+    """MaxMemPerNode/MaxCPUsPerNode below the nodes' own: the hint names the cap."""
+    cluster = the_cluster()
+    cluster.partitions["batch"] = replace(
+        cluster.partitions["batch"], max_mem_per_node=4000, max_cpus_per_node=2
+    )
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  mem: 8G\n" + BARE, cluster)
+    assert (d.code, d.line, d.path) == ("mem-over-node", 3, "slurm.mem")
+    assert d.message.startswith("mem: 8G (8192M per node) is more than the MaxMemPerNode of ")
+    assert d.hint == "set mem: 4000M or less, or mem: 0 for all the memory of each node"
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  cpus_per_task: 4\n" + BARE, cluster)
+    assert (d.code, d.path) == ("cpus-over-node", "slurm.cpus_per_task")
+    assert d.hint == "set cpus_per_task: 2 or less, or choose a partition with larger nodes"
+
+
+def test_a_partition_cap_without_known_nodes_is_no_crash() -> None:
+    """Nodes= the reader could not expand (or nodes it could not list): the cap still holds."""
+    cluster = the_cluster(nodes={})
+    cluster.partitions["batch"] = replace(cluster.partitions["batch"], max_mem_per_node=4000)
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  mem: 8G\n" + BARE, cluster)
+    assert (d.code, d.hint) == (
+        "mem-over-node",
+        "set mem: 4000M or less, or mem: 0 for all the memory of each node",
+    )
+
+
+def test_the_hint_is_what_enough_nodes_have() -> None:
+    """Two nodes asked, one of them smaller: the hint is what both have, not the larger."""
+    cluster = the_cluster()
+    cluster.nodes["node2"] = replace(cluster.nodes["node2"], memory=8000)
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n  nodes: 2\n  mem: 10G\n" + BARE, cluster)
+    assert d.message.startswith("mem: 10G (10240M per node) is more than the memory of 1 of ")
+    assert d.hint == "set mem: 8000M or less, or mem: 0 for all the memory of each node"
