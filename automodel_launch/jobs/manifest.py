@@ -23,6 +23,8 @@ from automodel_launch.secrets import Redactor, is_secret_name
 
 MANIFEST = "manifest.json"
 FORMAT = 1
+MAX_BYTES = 1024 * 1024
+"""A manifest is a few kilobytes; anything far larger is not one."""
 
 
 class ManifestError(Exception):
@@ -92,11 +94,17 @@ def new_manifest(
 
 
 def read_manifest(job_dir: Path) -> Manifest:
+    from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
+
     path = job_dir / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{job_dir} has no {MANIFEST}: it is not a submitted job") from None
+    except NotRegular as exc:
+        raise ManifestError(f"cannot read {path}: it is {exc.kind}, not a file") from None
+    except TooLarge as exc:
+        raise ManifestError(f"cannot read {path}: {exc.size} bytes is not a manifest") from None
     except (OSError, ValueError) as exc:
         raise ManifestError(f"cannot read {path}: {exc}") from None
     return manifest_from(data, str(path))

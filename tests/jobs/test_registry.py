@@ -99,6 +99,33 @@ def test_reindex_rebuilds_from_the_job_directories(tmp_path: Path) -> None:
         assert registry.find(gone) == []
 
 
+def test_reindex_skips_a_fifo_a_device_and_a_huge_manifest_without_hanging(
+    tmp_path: Path,
+) -> None:
+    with open_registry() as registry:
+        kept = add(registry, tmp_path, "train-1", "11", "slurm")
+    for name in ("fifo", "device", "huge"):
+        (tmp_path / "jobs" / name).mkdir()
+    os.mkfifo(tmp_path / "jobs" / "fifo" / MANIFEST)
+    (tmp_path / "jobs" / "device" / MANIFEST).symlink_to("/dev/zero")
+    (tmp_path / "jobs" / "huge" / MANIFEST).write_text(" " * 2_000_000)
+    done = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"recorded 1 job(s) from {tmp_path / 'jobs'}\n"
+    assert done.stderr.splitlines() == [
+        f"warning: skipped cannot read {tmp_path}/jobs/device/{MANIFEST}: it is a device, "
+        "not a file",
+        f"warning: skipped cannot read {tmp_path}/jobs/fifo/{MANIFEST}: it is a named pipe, "
+        "not a file",
+        f"warning: skipped cannot read {tmp_path}/jobs/huge/{MANIFEST}: 2000000 bytes is not "
+        "a manifest",
+    ]
+    status = cli("status", str(tmp_path / "jobs" / "huge"), cwd=tmp_path)
+    assert status.returncode == 1
+    with open_registry() as registry:
+        assert [m.id for m in registry.jobs()] == [kept]
+
+
 def test_twenty_parallel_writers_all_land(tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path; "
