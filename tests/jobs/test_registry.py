@@ -256,6 +256,31 @@ def test_no_job_matches(tmp_path: Path) -> None:
         )
 
 
+TOKEN = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"
+
+
+def test_a_job_argument_with_a_token_or_control_characters_is_shown_clean(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "jobs" / TOKEN
+    broken.mkdir(parents=True)
+    (broken / MANIFEST).write_text("{not json")
+    for command in ("status", "logs", "cancel"):
+        for job, shown in ((TOKEN, "***"), ("a\x1b[31mb\nc", "a\\x1b[31mb\\nc")):
+            done = cli(command, job, cwd=tmp_path)
+            assert (done.returncode, done.stderr) == (1, (
+                f"error: no job is '{shown}' (an id, scheduler id, job directory or job name); "
+                "`automodel-launch jobs` lists them\n"
+            ))  # fmt: skip
+        done = cli(command, str(broken), cwd=tmp_path)
+        assert done.returncode == 1
+        assert done.stderr.startswith(f"error: cannot read {tmp_path}/jobs/***/{MANIFEST}: ")
+    done = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stderr.startswith(f"warning: skipped cannot read {tmp_path}/jobs/***/")
+    assert TOKEN not in done.stdout + done.stderr
+
+
 def test_filters_launcher_state_and_since(tmp_path: Path) -> None:
     from dataclasses import replace
 
