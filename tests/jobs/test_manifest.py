@@ -78,3 +78,11 @@ def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> N
         f"  job directory  {tmp_path / 'j'}\n"
     )
     assert done.stdout == "sbatch --test-only accepts the job: sbatch: Job 9 to start\n"
+    again = cli(
+        "submit", "slurm.yaml", "--dry-run", "--detach", "--no-preflight", "--job-dir",
+        str(tmp_path / "j"), "--no-check-paths", cwd=tmp_path, HF_TOKEN="hf_" + "x" * 34,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert again.stderr == (
+        "note: slurm jobs always run detached; --detach changes nothing\n" + done.stderr
+    )
