@@ -192,6 +192,36 @@ def test_a_corrupt_registry_is_an_error_and_reindex_sets_it_aside(tmp_path: Path
     assert len(json.loads(cli("jobs", "--format", "json", cwd=tmp_path).stdout)["jobs"]) == 1
 
 
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [("{bad", "is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+      "(char 1))"),
+     ("[1]", "is not a job manifest ('list' object has no attribute 'items')")],
+)  # fmt: skip
+def test_a_record_that_is_not_a_manifest(tmp_path: Path, record: str, problem: str) -> None:
+    assert submit_local(tmp_path, "run1").returncode == 0
+    database = Path(os.environ["AUTOMODEL_LAUNCH_STATE_DIR"]) / "jobs.sqlite"
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "INSERT INTO jobs VALUES ('x', 'n', 'slurm', '1', '/elsewhere', "
+            "'2026-01-01T00:00:00Z', ?)",
+            (record,),
+        )
+    db.close()
+    expected = (
+        f"error: a record of the job registry {database} {problem}; `automodel-launch jobs "
+        "--reindex DIR` drops such records and rebuilds the ones of the job directories under "
+        "DIR\n"
+    )
+    for args in (["jobs"], ["status", "x"], ["logs", "1"], ["cancel", "n"]):
+        done = cli(*args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (1, expected)
+    rebuilt = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert (rebuilt.returncode, rebuilt.stderr) == (0, "")
+    listed = json.loads(cli("jobs", "--format", "json", cwd=tmp_path).stdout)["jobs"]
+    assert [job["name"] for job in listed] == ["llm_finetune"]
+
+
 def test_an_unwritable_state_directory(tmp_path: Path) -> None:
     # /proc/1 takes no new file, whoever asks (tests run as root in CI)
     listed = cli("jobs", cwd=tmp_path, AUTOMODEL_LAUNCH_STATE_DIR="/proc/1")
