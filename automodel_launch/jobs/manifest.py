@@ -124,11 +124,19 @@ def manifest_from(data: Any, where: str) -> Manifest:
 
 
 def update_manifest(manifest: Manifest) -> None:
-    """Replace the job directory's manifest in one rename."""
+    """Replace the job directory's manifest in one rename; a failed or interrupted
+    write leaves the old manifest and no staging file."""
+    from automodel_launch.interrupts import stop_signals_raise_once
+
     target = Path(manifest.job_dir) / MANIFEST
     staging = target.with_name(f".{MANIFEST}.{os.getpid()}")
-    staging.write_text(manifest.to_json(), encoding="utf-8")
-    os.replace(staging, target)
+    with stop_signals_raise_once():
+        try:
+            staging.write_text(manifest.to_json(), encoding="utf-8")
+            os.replace(staging, target)
+        except BaseException:
+            staging.unlink(missing_ok=True)
+            raise
 
 
 def _epoch(stamp: str) -> float:
