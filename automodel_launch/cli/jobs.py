@@ -64,12 +64,13 @@ def _list(launcher: str | None, state: str | None, after: float | None, output_f
     from automodel_launch.jobs import view
     from automodel_launch.jobs.registry import RegistryError, open_registry
     from automodel_launch.jobs.status import statuses
+    from automodel_launch.secrets import display
 
     try:
         with open_registry() as registry:
             manifests = registry.jobs(launcher, after)
     except RegistryError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     shown = [s for s in statuses(manifests) if state is None or s.state == state]
     if output_format == "json":
@@ -94,6 +95,7 @@ def _reindex(directory: Path) -> None:
         registry_path,
         set_aside,
     )
+    from automodel_launch.secrets import display
 
     if not directory.is_dir():
         raise typer.BadParameter(f"{directory} is not a directory", param_hint="--reindex")
@@ -104,13 +106,15 @@ def _reindex(directory: Path) -> None:
             break
         except CorruptRegistry as exc:
             if attempt == 2:
-                typer.echo(f"error: {exc}", err=True)
+                typer.echo(f"error: {display(str(exc))}", err=True)
                 raise typer.Exit(1) from None
             aside = set_aside(registry_path())
-            typer.echo(f"warning: the registry was corrupt; moved it to {aside}", err=True)
+            shown = display(str(aside))
+            typer.echo(f"warning: the registry was corrupt; moved it to {shown}", err=True)
         except RegistryError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {display(str(exc))}", err=True)
             raise typer.Exit(1) from None
     for problem in problems:
-        typer.echo(f"warning: skipped {problem}", err=True)
-    typer.echo(f"recorded {count} job(s) from {directory.expanduser().absolute()}")
+        typer.echo(f"warning: skipped {display(problem)}", err=True)
+    root = display(str(directory.expanduser().absolute()))
+    typer.echo(f"recorded {count} job(s) from {root}")

@@ -22,11 +22,12 @@ def command(
     """Print the job's output."""
     from automodel_launch.cli.status import load_job
     from automodel_launch.jobs.status import JobError, backend
+    from automodel_launch.secrets import display
 
     manifest = load_job(job)
     try:
         code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
     except JobError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
     raise typer.Exit(code)

@@ -69,9 +69,10 @@ def load_job(text: str) -> Manifest:
     from automodel_launch.jobs.manifest import ManifestError
     from automodel_launch.jobs.registry import RegistryError
     from automodel_launch.jobs.status import JobError
+    from automodel_launch.secrets import display
 
     try:
         return find_job(text)
     except (JobError, ManifestError, RegistryError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None

@@ -46,7 +46,8 @@ def command(
         bool,
         typer.Option(
             "--detach",
-            help="Local runs: start in the background, output in the job directory's output.log.",
+            help="Local runs: start in the background, output in the job directory's output.log "
+            "(Slurm and SkyPilot jobs always run detached).",
         ),
     ] = False,
     no_preflight: Annotated[
@@ -105,6 +106,9 @@ def command(
     except (JobDirError, OSError) as exc:
         typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
+    if detach and launcher.name != "interactive":
+        typer.echo(f"note: {launcher.name} jobs always run detached; --detach changes nothing",
+                   err=True)  # fmt: skip
     heading = "checking:" if dry_run else "submitting:"
     typer.echo("\n".join([heading, *_summary(prepared)]), err=True)
     handover = Handover(

@@ -68,7 +68,9 @@ def status_of(manifest: Manifest) -> JobStatus:
     note = "the run is gone and left no exit status (killed, or this is another machine)"
     if "pid" not in manifest.details:
         note = "the run never started"
-    return JobStatus(manifest, "UNKNOWN", started_at=started_at, log_path=log, note=note)
+    return JobStatus(
+        manifest, "UNKNOWN", started_at=started_at, log_path=log, note=note, final=True
+    )
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:

@@ -1,6 +1,7 @@
 """JOB on the command line: a registry id (or its unique start), a scheduler id, a job
 directory or a job name. A job directory with a manifest is read directly, so a job is
-found even when the registry cannot be used."""
+found even when the registry cannot be used. Messages quote JOB as given: the command
+cleans them for display (a token or control character in JOB never reaches the terminal)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from pathlib import Path
 from automodel_launch.jobs.manifest import MANIFEST, Manifest, read_manifest
 from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobError
-from automodel_launch.secrets import display
 
 _SPAN = re.compile(r"^(\d+)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -25,13 +25,13 @@ def find_job(text: str) -> Manifest:
         found = registry.find(text)
     if not found:
         raise JobError(
-            f"no job is {display(text)!r} (an id, scheduler id, job directory or job name); "
+            f"no job is '{text}' (an id, scheduler id, job directory or job name); "
             "`automodel-launch jobs` lists them"
         )
     same_name = all(m.name == found[0].name for m in found) and found[0].name == text
     if len(found) > 1 and not same_name:
         choices = ", ".join(f"{m.id} ({m.launcher} {m.scheduler_id})" for m in found[:5])
-        raise JobError(f"{display(text)!r} names {len(found)} jobs: {choices}; give the id")
+        raise JobError(f"'{text}' names {len(found)} jobs: {choices}; give the id")
     return found[0]  # a name: its newest job
 
 

@@ -23,6 +23,8 @@ from automodel_launch.secrets import Redactor, is_secret_name
 
 MANIFEST = "manifest.json"
 FORMAT = 1
+MAX_BYTES = 1024 * 1024
+"""A manifest is a few kilobytes; anything far larger is not one."""
 
 
 class ManifestError(Exception):
@@ -92,11 +94,17 @@ def new_manifest(
 
 
 def read_manifest(job_dir: Path) -> Manifest:
+    from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
+
     path = job_dir / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ManifestError(f"{job_dir} has no {MANIFEST}: it is not a submitted job") from None
+    except NotRegular as exc:
+        raise ManifestError(f"cannot read {path}: it is {exc.kind}, not a file") from None
+    except TooLarge as exc:
+        raise ManifestError(f"cannot read {path}: {exc.size} bytes is not a manifest") from None
     except (OSError, ValueError) as exc:
         raise ManifestError(f"cannot read {path}: {exc}") from None
     return manifest_from(data, str(path))
@@ -116,11 +124,19 @@ def manifest_from(data: Any, where: str) -> Manifest:
 
 
 def update_manifest(manifest: Manifest) -> None:
-    """Replace the job directory's manifest in one rename."""
+    """Replace the job directory's manifest in one rename; a failed or interrupted
+    write leaves the old manifest and no staging file."""
+    from automodel_launch.interrupts import stop_signals_raise_once
+
     target = Path(manifest.job_dir) / MANIFEST
     staging = target.with_name(f".{MANIFEST}.{os.getpid()}")
-    staging.write_text(manifest.to_json(), encoding="utf-8")
-    os.replace(staging, target)
+    with stop_signals_raise_once():
+        try:
+            staging.write_text(manifest.to_json(), encoding="utf-8")
+            os.replace(staging, target)
+        except BaseException:
+            staging.unlink(missing_ok=True)
+            raise
 
 
 def _epoch(stamp: str) -> float:

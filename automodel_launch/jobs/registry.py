@@ -130,6 +130,9 @@ class Registry:
                 "DELETE FROM jobs WHERE job_dir = ? OR job_dir LIKE ? ESCAPE '\\'",
                 (str(root), _prefix(str(root).rstrip("/") + "/")),
             )
+            rows = self._db.execute("SELECT rowid, manifest FROM jobs").fetchall()
+            unreadable = [(rowid,) for rowid, text in rows if not _readable(text, self.path)]
+            self._db.executemany("DELETE FROM jobs WHERE rowid = ?", unreadable)
         for manifest in found:
             self.add(manifest)
         return len(found), problems
@@ -140,7 +143,7 @@ class Registry:
     def _manifests(self, query: str, params: list[str]) -> list[Manifest]:
         with self._errors():
             rows = self._db.execute(query, params).fetchall()
-        return [manifest_from(json.loads(row[0]), str(self.path)) for row in rows]
+        return [_read_row(row[0], self.path) for row in rows]
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -210,6 +213,30 @@ def _describe(exc: sqlite3.Error, path: Path) -> RegistryError:
             f"or set {STATE_DIR_VARIABLE} to a directory you can write"
         )
     return RegistryError(f"the job registry {path} failed: {text}")
+
+
+def _read_row(text: str, path: Path) -> Manifest:
+    """A record's manifest; one that is not (an edited or damaged file) makes the
+    registry corrupt: ``jobs --reindex`` drops such records."""
+    where = f"a record of the job registry {path}"
+    try:
+        return manifest_from(json.loads(text), where)
+    except ValueError as exc:  # not JSON
+        problem = f"{where} is not JSON ({exc})"
+    except ManifestError as exc:
+        problem = str(exc)
+    raise CorruptRegistry(
+        f"{problem}; `automodel-launch jobs --reindex DIR` drops such records and rebuilds "
+        "the ones of the job directories under DIR"
+    )
+
+
+def _readable(text: str, path: Path) -> bool:
+    try:
+        _read_row(text, path)
+    except CorruptRegistry:
+        return False
+    return True
 
 
 def _prefix(text: str) -> str:

@@ -44,6 +44,9 @@ class JobStatus:
     """The scheduler's cluster name, when it says (else the manifest's)."""
     note: str | None = None
     """What else the user should know (a deleted job directory, an unreachable scheduler)."""
+    final: bool = False
+    """The state will not change although it is no end state: a local run that is gone
+    without an exit status stays UNKNOWN, so watching and following stop there."""
 
     @property
     def explained(self) -> Reason | None:
@@ -51,7 +54,7 @@ class JobStatus:
 
     @property
     def finished(self) -> bool:
-        return self.state in FINISHED
+        return self.state in FINISHED or self.final
 
     @property
     def elapsed(self) -> float | None:

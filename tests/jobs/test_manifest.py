@@ -78,3 +78,44 @@ def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> N
         f"  job directory  {tmp_path / 'j'}\n"
     )
     assert done.stdout == "sbatch --test-only accepts the job: sbatch: Job 9 to start\n"
+    again = cli(
+        "submit", "slurm.yaml", "--dry-run", "--detach", "--no-preflight", "--job-dir",
+        str(tmp_path / "j"), "--no-check-paths", cwd=tmp_path, HF_TOKEN="hf_" + "x" * 34,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert again.stderr == (
+        "note: slurm jobs always run detached; --detach changes nothing\n" + done.stderr
+    )
+
+
+def test_a_failed_manifest_update_leaves_the_old_one_and_no_staging_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
+    (tmp_path / "c.yaml").write_text("x: 1\n")
+    # a file size limit makes the write fail part way, as a full disk would
+    script = f"""
+import resource, signal
+from pathlib import Path
+from automodel_launch.jobs.manifest import new_manifest, update_manifest
+m = new_manifest(name="n", launcher="slurm", job_dir=Path({str(job_dir)!r}),
+                 config=Path({str(tmp_path / "c.yaml")!r}), argv=["a"], artifacts=[],
+                 environ={{}})
+Path({str(job_dir / "manifest.json")!r}).write_text(m.to_json())
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+try:
+    update_manifest(m.with_scheduler("7", note="x" * 1000))
+except OSError as exc:
+    print("failed", exc.errno)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.stdout == "failed 27\n", done.stderr  # EFBIG
+    assert [p.name for p in job_dir.iterdir()] == ["manifest.json"]
+    assert json.loads((job_dir / "manifest.json").read_text())["scheduler_id"] is None

@@ -99,6 +99,33 @@ def test_reindex_rebuilds_from_the_job_directories(tmp_path: Path) -> None:
         assert registry.find(gone) == []
 
 
+def test_reindex_skips_a_fifo_a_device_and_a_huge_manifest_without_hanging(
+    tmp_path: Path,
+) -> None:
+    with open_registry() as registry:
+        kept = add(registry, tmp_path, "train-1", "11", "slurm")
+    for name in ("fifo", "device", "huge"):
+        (tmp_path / "jobs" / name).mkdir()
+    os.mkfifo(tmp_path / "jobs" / "fifo" / MANIFEST)
+    (tmp_path / "jobs" / "device" / MANIFEST).symlink_to("/dev/zero")
+    (tmp_path / "jobs" / "huge" / MANIFEST).write_text(" " * 2_000_000)
+    done = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"recorded 1 job(s) from {tmp_path / 'jobs'}\n"
+    assert done.stderr.splitlines() == [
+        f"warning: skipped cannot read {tmp_path}/jobs/device/{MANIFEST}: it is a device, "
+        "not a file",
+        f"warning: skipped cannot read {tmp_path}/jobs/fifo/{MANIFEST}: it is a named pipe, "
+        "not a file",
+        f"warning: skipped cannot read {tmp_path}/jobs/huge/{MANIFEST}: 2000000 bytes is not "
+        "a manifest",
+    ]
+    status = cli("status", str(tmp_path / "jobs" / "huge"), cwd=tmp_path)
+    assert status.returncode == 1
+    with open_registry() as registry:
+        assert [m.id for m in registry.jobs()] == [kept]
+
+
 def test_twenty_parallel_writers_all_land(tmp_path: Path) -> None:
     code = (
         "import sys; from pathlib import Path; "
@@ -165,6 +192,36 @@ def test_a_corrupt_registry_is_an_error_and_reindex_sets_it_aside(tmp_path: Path
     assert len(json.loads(cli("jobs", "--format", "json", cwd=tmp_path).stdout)["jobs"]) == 1
 
 
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [("{bad", "is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 "
+      "(char 1))"),
+     ("[1]", "is not a job manifest ('list' object has no attribute 'items')")],
+)  # fmt: skip
+def test_a_record_that_is_not_a_manifest(tmp_path: Path, record: str, problem: str) -> None:
+    assert submit_local(tmp_path, "run1").returncode == 0
+    database = Path(os.environ["AUTOMODEL_LAUNCH_STATE_DIR"]) / "jobs.sqlite"
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "INSERT INTO jobs VALUES ('x', 'n', 'slurm', '1', '/elsewhere', "
+            "'2026-01-01T00:00:00Z', ?)",
+            (record,),
+        )
+    db.close()
+    expected = (
+        f"error: a record of the job registry {database} {problem}; `automodel-launch jobs "
+        "--reindex DIR` drops such records and rebuilds the ones of the job directories under "
+        "DIR\n"
+    )
+    for args in (["jobs"], ["status", "x"], ["logs", "1"], ["cancel", "n"]):
+        done = cli(*args, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (1, expected)
+    rebuilt = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert (rebuilt.returncode, rebuilt.stderr) == (0, "")
+    listed = json.loads(cli("jobs", "--format", "json", cwd=tmp_path).stdout)["jobs"]
+    assert [job["name"] for job in listed] == ["llm_finetune"]
+
+
 def test_an_unwritable_state_directory(tmp_path: Path) -> None:
     # /proc/1 takes no new file, whoever asks (tests run as root in CI)
     listed = cli("jobs", cwd=tmp_path, AUTOMODEL_LAUNCH_STATE_DIR="/proc/1")
@@ -227,6 +284,31 @@ def test_no_job_matches(tmp_path: Path) -> None:
             "error: no job is 'nope' (an id, scheduler id, job directory or job name); "
             "`automodel-launch jobs` lists them\n"
         )
+
+
+TOKEN = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"
+
+
+def test_a_job_argument_with_a_token_or_control_characters_is_shown_clean(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "jobs" / TOKEN
+    broken.mkdir(parents=True)
+    (broken / MANIFEST).write_text("{not json")
+    for command in ("status", "logs", "cancel"):
+        for job, shown in ((TOKEN, "***"), ("a\x1b[31mb\nc", "a\\x1b[31mb\\nc")):
+            done = cli(command, job, cwd=tmp_path)
+            assert (done.returncode, done.stderr) == (1, (
+                f"error: no job is '{shown}' (an id, scheduler id, job directory or job name); "
+                "`automodel-launch jobs` lists them\n"
+            ))  # fmt: skip
+        done = cli(command, str(broken), cwd=tmp_path)
+        assert done.returncode == 1
+        assert done.stderr.startswith(f"error: cannot read {tmp_path}/jobs/***/{MANIFEST}: ")
+    done = cli("jobs", "--reindex", str(tmp_path / "jobs"), cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stderr.startswith(f"warning: skipped cannot read {tmp_path}/jobs/***/")
+    assert TOKEN not in done.stdout + done.stderr
 
 
 def test_filters_launcher_state_and_since(tmp_path: Path) -> None:
