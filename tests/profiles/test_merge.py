@@ -119,7 +119,7 @@ def test_the_profile_is_chosen_by_flag_then_key_then_variable(
 def test_a_profile_applies_to_its_launcher_or_chooses_one(site_file: Path, check: Check) -> None:
     # the recipe runs on SkyPilot: the profile's slurm: does not turn it into two launchers
     report = check("skypilot: {cloud: aws}\n", profile="eos")
-    assert report.diagnostics == []
+    assert where(report.diagnostics) == ["1:1 note[profile-not-applied] skypilot"]
     assert report.document is not None and report.document.slurm is None
     # no launcher section: the profile's is the launcher
     report = check("model: {}\n", profile="gcp")
@@ -195,3 +195,22 @@ def test_the_language_server_names_a_profiles_place_on_the_first_line(
     shown = to_lsp(diagnostic, Lines(text), "file:///recipe.yaml")
     assert shown.message == f"{site_file}:5:11: '4h' is not a Slurm time limit"
     assert (shown.range.start.line, shown.range.start.character) == (0, 0)
+
+
+def test_a_profile_with_no_section_for_the_recipes_launcher_says_so(
+    site_file: Path, check: Check
+) -> None:
+    recipe = """\
+        skypilot:
+          cloud: gcp
+        """
+    report = check(recipe, profile="eos")  # eos has slurm: only
+    assert where(report.diagnostics) == ["1:1 note[profile-not-applied] skypilot"]
+    (note,) = report.diagnostics
+    assert note.message == (
+        f"profile 'eos' ({site_file}) has slurm: only: nothing of it applies to this "
+        "skypilot: recipe"
+    )
+    assert note.hint == "add a skypilot: section to profile 'eos', or name another profile"
+    # a profile with a section for the recipe's launcher (and others) says nothing
+    assert check(recipe, profile="gcp").diagnostics == []
