@@ -141,3 +141,21 @@ def test_a_result_with_errors_is_not_written(
     unknown = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "nope", cwd=tmp_path)
     assert unknown.returncode == 2
     assert "no profile 'nope' (--profile)" in unknown.stderr
+
+
+def test_an_unreadable_profile_file_says_why_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.yaml"
+    site.write_text(SITE)
+    site.chmod(0)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+    done = run_cli("init", str(recipe), "-l", "slurm", "--profile", "eos", cwd=tmp_path, user=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == (
+        f"{site}:1:1: error[file-unreadable] cannot read {site}: Permission denied"
+    )
+    assert recipe.read_text() == "model: {}\n"
