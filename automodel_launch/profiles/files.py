@@ -165,7 +165,9 @@ def unknown(name: str, files: list[ProfileFile], where: str) -> str:
     from automodel_launch.settings import did_you_mean
 
     known = {n for f in files for n in f.names}
-    read_from = ", ".join(f.path for f in files) or f"none of {site_file()}, {user_file()} exist"
+    unread = " (not read: see its error)"
+    read_from = ", ".join(f.path + ("" if f.loaded else unread) for f in files)
+    read_from = read_from or f"none of {site_file()}, {user_file()} exist"
     if not known:
         return f"no profile '{name}' ({where}): no profile file defines any ({read_from})"
     return f"no profile '{name}' ({where}) in {read_from}" + did_you_mean(name, known)

@@ -152,6 +152,30 @@ def test_a_broken_profile_file_is_reported_where_it_is_broken(
     assert "profiles.yaml:5:3 error[duplicate-key] eos.account" in where(report.diagnostics)
 
 
+def test_a_profile_file_that_is_not_a_readable_file_says_so_and_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: Check
+) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # nobody writes it: reading would wait forever
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"eos:\0\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for path, code in [(tmp_path, "file-unreadable"), (fifo, "file-unreadable"),
+                       (binary, "not-text")]:  # fmt: skip
+        monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(path))
+        report = check("slurm: {}\n", profile="eos")
+        assert where(report.diagnostics) == [
+            "1:1 error[unknown-profile] ",
+            f"{path.name}:1:1 error[{code}] ",
+        ]
+        assert report.diagnostics[0].message == (
+            f"no profile 'eos' (--profile eos): no profile file defines any "
+            f"({path} (not read: see its error))"
+        )
+
+
 def test_set_reaches_recipe_sections_and_creates_keys(check: Check) -> None:
     report = check(
         "optimizer:\n  lr: 1.0e-4\n", "optimizer.lr=1e-5", "step_scheduler.max_steps=100"
