@@ -83,6 +83,15 @@ def test_a_section_already_there_needs_force() -> None:
     assert gone.text == f"{MODELINE}\n# top\nmodel: {{}}\n"
 
 
+def test_a_file_with_crlf_line_ends_keeps_them() -> None:
+    loaded = load_text("# top\r\nmodel:\r\n  x: 1", "r.yaml").loaded
+    assert loaded is not None
+    added = add_section(loaded, "slurm", {"nodes": 1}, modeline=MODELINE, note="values of eos")
+    assert added.text == (
+        f"{MODELINE}\r\n# top\r\nmodel:\r\n  x: 1\r\n# values of eos\r\nslurm:\r\n  nodes: 1\r\n"
+    )
+
+
 def test_a_modeline_already_there_is_kept() -> None:
     text = "# yaml-language-server: $schema=../schema.json\nmodel: {}"
     loaded = load_text(text, "r.yaml").loaded
