@@ -168,3 +168,21 @@ def test_an_unreadable_profile_file_says_why_and_nothing_is_written(
         f"{site}:1:1: error[file-unreadable] cannot read {site}: Permission denied"
     )
     assert recipe.read_text() == "model: {}\n"
+
+
+def test_a_recipe_that_may_not_be_written_is_left_whole(tmp_path: Path) -> None:
+    original = "model: {}\n"
+    locked = tmp_path / "locked.yaml"
+    locked.write_text(original)
+    locked.chmod(0o444)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    inside = folder / "recipe.yaml"
+    inside.write_text(original)
+    folder.chmod(0o555)
+    for recipe in (locked, inside):
+        done = run_cli("init", str(recipe), "-l", "slurm", cwd=tmp_path, user=True)
+        assert (done.returncode, done.stderr) == (3, f"error: {recipe}: Permission denied\n")
+        assert recipe.read_text() == original
+    assert sorted(p.name for p in folder.iterdir()) == ["recipe.yaml"]
+    folder.chmod(0o755)
