@@ -186,3 +186,24 @@ def test_a_recipe_that_may_not_be_written_is_left_whole(tmp_path: Path) -> None:
         assert recipe.read_text() == original
     assert sorted(p.name for p in folder.iterdir()) == ["recipe.yaml"]
     folder.chmod(0o755)
+
+
+def test_a_credential_named_as_a_profile_never_reaches_output_or_the_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "hf_" + "InitProfileName0123456789abcdefgh"
+    site = tmp_path / "site.yaml"
+    site.write_text(f"{token}:\n  skypilot: {{cloud: gcp}}\n")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+    for name, section in (("nope", "slurm"), (token, "slurm"), (token + "x", "slurm")):
+        done = run_cli("init", str(recipe), "-l", section, "--profile", name, cwd=tmp_path)
+        assert done.returncode == 2
+        assert token not in done.stdout + done.stderr
+        assert "Invalid value for --profile" in done.stderr
+    written = run_cli("init", str(recipe), "-l", "skypilot", "--profile", token, cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert token not in written.stdout + written.stderr + recipe.read_text()
+    assert f"# values of profile *** ({site})\nskypilot:\n" in recipe.read_text()
