@@ -207,3 +207,25 @@ def test_a_credential_named_as_a_profile_never_reaches_output_or_the_recipe(
     assert written.returncode == 0, written.stderr
     assert token not in written.stdout + written.stderr + recipe.read_text()
     assert f"# values of profile *** ({site})\nskypilot:\n" in recipe.read_text()
+
+
+def test_a_stop_signal_mid_write_leaves_the_recipe_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    from automodel_launch.cli.schema import write_output
+    from automodel_launch.interrupts import Interrupted
+
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+
+    def stopped(source: str, target: str) -> None:  # the signal lands as the file is moved
+        raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(os, "replace", stopped)
+    with pytest.raises(Interrupted):
+        write_output(recipe, "model: {}\nslurm:\n  nodes: 1\n")
+    assert recipe.read_text() == "model: {}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["recipe.yaml"]
