@@ -85,7 +85,7 @@ def read(path: Path, *, required: bool) -> ProfileFile | None:
         found = ProfileFile(
             str(path),
             result.loaded,
-            [_with_origin(d, origin) for d in result.diagnostics],
+            [_with_origin(_profile_hint(d, path), origin) for d in result.diagnostics],
         )
         _CACHE[key] = found
     return _CACHE[key]
@@ -154,6 +154,16 @@ def _profile(name: str, file: ProfileFile) -> Profile:
                 sections[key] = value
     problems = [_with_origin(d, origin) for d in collector.items]
     return Profile(name, file, sections, problems)
+
+
+def _profile_hint(d: Diagnostic, path: Path) -> Diagnostic:
+    """The loader's "name a recipe file" for a special file, said of a profile file."""
+    if d.code != "file-unreadable" or d.hint is None:
+        return d
+    hint = f"make {path} a YAML file of profiles, or remove it"
+    if path == site_file() and os.environ.get(SITE_VARIABLE):
+        hint = f"point {SITE_VARIABLE} at a YAML file of profiles"
+    return Diagnostic(d.severity, d.code, d.path, d.line, d.column, d.message, hint, d.origin)
 
 
 def _with_origin(d: Diagnostic, origin: Origin) -> Diagnostic:

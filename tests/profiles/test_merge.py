@@ -174,6 +174,10 @@ def test_a_profile_file_that_is_not_a_readable_file_says_so_and_does_not_hang(
             f"no profile 'eos' (--profile eos): no profile file defines any "
             f"({path} (not read: see its error))"
         )
+        if path == fifo:
+            assert report.diagnostics[1].hint == (
+                "point AUTOMODEL_LAUNCH_SITE_PROFILES at a YAML file of profiles"
+            )
 
 
 def test_set_reaches_recipe_sections_and_creates_keys(check: Check) -> None:
