@@ -263,6 +263,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # profiles and --set
     "unknown-profile": (Severity.ERROR, "a profile name no profile file defines"),
     "invalid-profile": (Severity.ERROR, "a profile file entry that is not launcher sections"),
+    "profile-not-applied": (Severity.NOTE, "the profile has no section for the recipe's launcher"),
     "invalid-override": (Severity.ERROR, "a --set KEY that cannot be applied to this recipe"),
 }
 

@@ -82,24 +82,27 @@ def _profile_values(
 ) -> tuple[dict[str, Any] | None, str | None]:
     if not name or section is None:
         return None, None
+    from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.profiles.files import find, profile_files, unknown
+    from automodel_launch.results import FileReport
+    from automodel_launch.secrets import display
 
     files = profile_files()
     found = find(name, files)
-    if found is None:
-        raise typer.BadParameter(unknown(name, files, "--profile"), param_hint="--profile")
-    problems = [*(d for f in files for d in f.diagnostics), *found.problems]
+    # a file that cannot be read says why before its profiles are missed
+    problems = [*(d for f in files for d in f.diagnostics), *(found.problems if found else [])]
     if problems:
-        from automodel_launch.cli.common import load_settings, report_problems
-        from automodel_launch.results import FileReport
-
-        report_problems(FileReport(found.file.path, problems), load_settings())
+        path = found.file.path if found else next(f.path for f in files if f.diagnostics)
+        report_problems(FileReport(path, problems), load_settings())
+    if found is None:
+        message = display(unknown(name, files, "--profile"))
+        raise typer.BadParameter(message, param_hint="--profile")
     if section not in found.sections:
         have = ", ".join(f"{s}:" for s in found.sections) or "no launcher section"
         raise typer.BadParameter(
-            f"profile '{name}' has {have}, not {section}:", param_hint="--profile"
+            display(f"profile '{name}' has {have}, not {section}:"), param_hint="--profile"
         )
     from automodel_launch.scaffold import NOTE_PREFIX
 
-    note = f"{NOTE_PREFIX.removeprefix('# ')}{name} ({found.file.path})"
+    note = display(f"{NOTE_PREFIX.removeprefix('# ')}{name} ({found.file.path})")
     return found.sections[section], note

@@ -85,6 +85,7 @@ def write_output(output: Path, text: str) -> None:
     it, removed again if anything fails. A directory or a missing folder is a usage
     error.
     """
+    import errno
     import os
     import stat
     import tempfile
@@ -102,7 +103,12 @@ def write_output(output: Path, text: str) -> None:
         return
     if not target.parent.is_dir():
         raise typer.BadParameter(f"no such directory: {output.parent}", param_hint="--output")
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    if mode is not None and not os.access(target, os.W_OK):  # as ``>`` would refuse it
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(output))
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:  # a read-only folder: name the file asked for, not the temporary
+        raise type(exc)(exc.errno, exc.strerror, str(output)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)

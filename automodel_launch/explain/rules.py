@@ -103,6 +103,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "image-read-as-docker-hub": ("slurm.container_image",),
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
+    "profile-not-applied": ("*.profile",),
 }
 
 GENERIC = frozenset(

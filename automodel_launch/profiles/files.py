@@ -85,7 +85,7 @@ def read(path: Path, *, required: bool) -> ProfileFile | None:
         found = ProfileFile(
             str(path),
             result.loaded,
-            [_with_origin(d, origin) for d in result.diagnostics],
+            [_with_origin(_profile_hint(d, path), origin) for d in result.diagnostics],
         )
         _CACHE[key] = found
     return _CACHE[key]
@@ -156,6 +156,16 @@ def _profile(name: str, file: ProfileFile) -> Profile:
     return Profile(name, file, sections, problems)
 
 
+def _profile_hint(d: Diagnostic, path: Path) -> Diagnostic:
+    """The loader's "name a recipe file" for a special file, said of a profile file."""
+    if d.code != "file-unreadable" or d.hint is None:
+        return d
+    hint = f"make {path} a YAML file of profiles, or remove it"
+    if path == site_file() and os.environ.get(SITE_VARIABLE):
+        hint = f"point {SITE_VARIABLE} at a YAML file of profiles"
+    return Diagnostic(d.severity, d.code, d.path, d.line, d.column, d.message, hint, d.origin)
+
+
 def _with_origin(d: Diagnostic, origin: Origin) -> Diagnostic:
     return Diagnostic(d.severity, d.code, d.path, d.line, d.column, d.message, d.hint, origin)
 
@@ -165,7 +175,9 @@ def unknown(name: str, files: list[ProfileFile], where: str) -> str:
     from automodel_launch.settings import did_you_mean
 
     known = {n for f in files for n in f.names}
-    read_from = ", ".join(f.path for f in files) or f"none of {site_file()}, {user_file()} exist"
+    unread = " (not read: see its error)"
+    read_from = ", ".join(f.path + ("" if f.loaded else unread) for f in files)
+    read_from = read_from or f"none of {site_file()}, {user_file()} exist"
     if not known:
         return f"no profile '{name}' ({where}): no profile file defines any ({read_from})"
     return f"no profile '{name}' ({where}) in {read_from}" + did_you_mean(name, known)

@@ -86,7 +86,7 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
     profile, found = _profile(data, layers, provenance)
     problems += found
     if profile is not None:
-        _underlay(data, profile, provenance)
+        problems += _underlay(data, profile, provenance)
     merged = MergedFile(
         path=loaded.path,
         data=data,
@@ -173,15 +173,20 @@ def _profile(
     return profile, problems + profile.problems
 
 
-def _underlay(data: dict[str, Any], profile: Profile, provenance: Provenance) -> None:
-    """Fill in what the recipe (and --set) left unset from the profile's sections."""
+def _underlay(data: dict[str, Any], profile: Profile, provenance: Provenance) -> list[Diagnostic]:
+    """Fill in what the recipe (and --set) left unset from the profile's sections.
+
+    A note when the profile has sections but none for the recipe's launcher: it then
+    gives nothing, which is rarely what naming it meant.
+    """
     assert profile.file.loaded is not None
     loaded = profile.file.loaded
     source = Source("profile", profile.origin, loaded.keys, loaded.values, loaded.plain,
                     loaded.tags, prefix=(profile.name,), path=profile.file.path)  # fmt: skip
     present = [name for name in LAUNCHERS if name in data]
+    skipped = [name for name in profile.sections if present and name not in present]
     for name, section in profile.sections.items():
-        if present and name not in present:
+        if name in skipped:
             continue
         if data.get(name) is None:  # absent, or written empty (slurm:)
             if name not in data:
@@ -190,6 +195,17 @@ def _underlay(data: dict[str, Any], profile: Profile, provenance: Provenance) ->
         elif not isinstance(data[name], dict):
             continue  # the section's own type error says what is wrong
         _fill(data[name], section, (name,), source, provenance)
+    if not skipped or len(skipped) < len(profile.sections):
+        return []
+    have = ", ".join(f"{name}:" for name in skipped)
+    message = (
+        f"profile '{profile.name}' ({profile.file.path}) has {have} only: "
+        f"nothing of it applies to this {present[0]}: recipe"
+    )
+    hint = f"add a {present[0]}: section to profile '{profile.name}', or name another profile"
+    origin, line, column = provenance.where((present[0],), at_key=True)
+    return [Diagnostic(Severity.NOTE, "profile-not-applied", present[0], line, column, message,
+                       hint, origin)]  # fmt: skip
 
 
 def _fill(

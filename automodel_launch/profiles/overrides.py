@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from automodel_launch.diagnostics import Diagnostic, Loc, Origin, Severity
+from automodel_launch.diagnostics import Diagnostic, Loc, Origin, Severity, dotted
 from automodel_launch.loading import load_text
 from automodel_launch.secrets import control_character
 
@@ -84,12 +84,12 @@ def parse_override(argument: str) -> Override:
     origin = Origin("set", argument)
     if result.loaded is None or set(result.loaded.data) != {_VALUE_KEY} or result.diagnostics:
         problems = tuple(
-            Diagnostic(d.severity, d.code, ".".join(map(str, loc)), 0, 0, d.message, d.hint, origin)
+            Diagnostic(d.severity, d.code, dotted(loc), 0, 0, d.message, d.hint, origin)
             for d in result.diagnostics
         ) or (
             Diagnostic(
                 Severity.ERROR,
-                "invalid-override", key, 0, 0,
+                "invalid-override", dotted(loc), 0, 0,
                 f"'{text}' is not one YAML value", "quote it: KEY='\"VALUE\"'", origin,
             ),
         )  # fmt: skip

@@ -77,7 +77,11 @@ def text(merged: MergedFile) -> str:
 def as_json(merged: MergedFile) -> str:
     hide = redactor(merged.data, merged.plain)
     values = [
-        {"path": dotted(loc), "value": _masked(value, hide), "origin": origin}
+        {
+            "path": _masked(dotted(loc), hide),
+            "value": _masked(value, hide),
+            "origin": _masked(origin, hide),
+        }
         for loc, value, origin in entries(merged)
         if origin
     ]

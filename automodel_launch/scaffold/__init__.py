@@ -58,9 +58,11 @@ def add_section(
     if present and not loaded.sections:
         raise InitError(f"{loaded.path} is written in flow style ({{...}}); edit it by hand")
     lines = loaded.text.splitlines(keepends=True)
+    eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # the file's own line ends
     if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
+        lines[-1] += eol
     block = [] if section is None else dump_section(section, values, note).splitlines(True)
+    block = [line.removesuffix("\n") + eol for line in block]
     at = len(lines)
     for name in present:  # drop the old section; the new one takes its place
         start, end = loaded.sections[name]
@@ -71,7 +73,7 @@ def add_section(
     lines[at:at] = block
     text = "".join(lines)
     if not any(marker in text.split("\n", 1)[0] for marker in MODELINE_MARKERS):
-        text = modeline + "\n" + text
+        text = modeline + eol + text
     return Added(text, bool(present))
 
 

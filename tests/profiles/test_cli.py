@@ -142,6 +142,19 @@ def test_a_secret_through_set_never_reaches_any_output(tmp_path: Path, monkeypat
         assert "error[secret-in-plain-text] slurm.env_vars.HF_TOKEN" in done.stdout + done.stderr
 
 
+def test_a_secret_as_a_set_key_never_reaches_config_show(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    recipe = _files(tmp_path, monkeypatch)
+    token = "hf_" + "CliSetTokenKey0123456789abcdefghij"
+    for form in ("text", "json"):
+        done = run_cli("config", "show", "-f", form, "--set", f"slurm.{token}=1", str(recipe),
+                       cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 1
+        assert token not in done.stdout + done.stderr
+        assert "error[unknown-key] slurm." in done.stderr
+
+
 def test_a_skypilot_task_gets_the_profile_and_the_overrides(
     tmp_path: Path, monkeypatch: object
 ) -> None:

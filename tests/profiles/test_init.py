@@ -83,6 +83,15 @@ def test_a_section_already_there_needs_force() -> None:
     assert gone.text == f"{MODELINE}\n# top\nmodel: {{}}\n"
 
 
+def test_a_file_with_crlf_line_ends_keeps_them() -> None:
+    loaded = load_text("# top\r\nmodel:\r\n  x: 1", "r.yaml").loaded
+    assert loaded is not None
+    added = add_section(loaded, "slurm", {"nodes": 1}, modeline=MODELINE, note="values of eos")
+    assert added.text == (
+        f"{MODELINE}\r\n# top\r\nmodel:\r\n  x: 1\r\n# values of eos\r\nslurm:\r\n  nodes: 1\r\n"
+    )
+
+
 def test_a_modeline_already_there_is_kept() -> None:
     text = "# yaml-language-server: $schema=../schema.json\nmodel: {}"
     loaded = load_text(text, "r.yaml").loaded
@@ -141,3 +150,82 @@ def test_a_result_with_errors_is_not_written(
     unknown = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "nope", cwd=tmp_path)
     assert unknown.returncode == 2
     assert "no profile 'nope' (--profile)" in unknown.stderr
+
+
+def test_an_unreadable_profile_file_says_why_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.yaml"
+    site.write_text(SITE)
+    site.chmod(0)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+    done = run_cli("init", str(recipe), "-l", "slurm", "--profile", "eos", cwd=tmp_path, user=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[0] == (
+        f"{site}:1:1: error[file-unreadable] cannot read {site}: Permission denied"
+    )
+    assert recipe.read_text() == "model: {}\n"
+
+
+def test_a_recipe_that_may_not_be_written_is_left_whole(tmp_path: Path) -> None:
+    original = "model: {}\n"
+    locked = tmp_path / "locked.yaml"
+    locked.write_text(original)
+    locked.chmod(0o444)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    inside = folder / "recipe.yaml"
+    inside.write_text(original)
+    folder.chmod(0o555)
+    for recipe in (locked, inside):
+        done = run_cli("init", str(recipe), "-l", "slurm", cwd=tmp_path, user=True)
+        assert (done.returncode, done.stderr) == (3, f"error: {recipe}: Permission denied\n")
+        assert recipe.read_text() == original
+    assert sorted(p.name for p in folder.iterdir()) == ["recipe.yaml"]
+    folder.chmod(0o755)
+
+
+def test_a_credential_named_as_a_profile_never_reaches_output_or_the_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "hf_" + "InitProfileName0123456789abcdefgh"
+    site = tmp_path / "site.yaml"
+    site.write_text(f"{token}:\n  skypilot: {{cloud: gcp}}\n")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+    for name, section in (("nope", "slurm"), (token, "slurm"), (token + "x", "slurm")):
+        done = run_cli("init", str(recipe), "-l", section, "--profile", name, cwd=tmp_path)
+        assert done.returncode == 2
+        assert token not in done.stdout + done.stderr
+        assert "Invalid value for --profile" in done.stderr
+    written = run_cli("init", str(recipe), "-l", "skypilot", "--profile", token, cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    assert token not in written.stdout + written.stderr + recipe.read_text()
+    assert f"# values of profile *** ({site})\nskypilot:\n" in recipe.read_text()
+
+
+def test_a_stop_signal_mid_write_leaves_the_recipe_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+
+    from automodel_launch.cli.schema import write_output
+    from automodel_launch.interrupts import Interrupted
+
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("model: {}\n")
+
+    def stopped(source: str, target: str) -> None:  # the signal lands as the file is moved
+        raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(os, "replace", stopped)
+    with pytest.raises(Interrupted):
+        write_output(recipe, "model: {}\nslurm:\n  nodes: 1\n")
+    assert recipe.read_text() == "model: {}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["recipe.yaml"]

@@ -119,7 +119,7 @@ def test_the_profile_is_chosen_by_flag_then_key_then_variable(
 def test_a_profile_applies_to_its_launcher_or_chooses_one(site_file: Path, check: Check) -> None:
     # the recipe runs on SkyPilot: the profile's slurm: does not turn it into two launchers
     report = check("skypilot: {cloud: aws}\n", profile="eos")
-    assert report.diagnostics == []
+    assert where(report.diagnostics) == ["1:1 note[profile-not-applied] skypilot"]
     assert report.document is not None and report.document.slurm is None
     # no launcher section: the profile's is the launcher
     report = check("model: {}\n", profile="gcp")
@@ -150,6 +150,34 @@ def test_a_broken_profile_file_is_reported_where_it_is_broken(
     site_file.write_text("eos:\n  slurm:\n    account: a\n  account: b\n  account: c\n")
     report = check("slurm: {}\n", profile="eos")
     assert "profiles.yaml:5:3 error[duplicate-key] eos.account" in where(report.diagnostics)
+
+
+def test_a_profile_file_that_is_not_a_readable_file_says_so_and_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: Check
+) -> None:
+    import os
+
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)  # nobody writes it: reading would wait forever
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"eos:\0\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    for path, code in [(tmp_path, "file-unreadable"), (fifo, "file-unreadable"),
+                       (binary, "not-text")]:  # fmt: skip
+        monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(path))
+        report = check("slurm: {}\n", profile="eos")
+        assert where(report.diagnostics) == [
+            "1:1 error[unknown-profile] ",
+            f"{path.name}:1:1 error[{code}] ",
+        ]
+        assert report.diagnostics[0].message == (
+            f"no profile 'eos' (--profile eos): no profile file defines any "
+            f"({path} (not read: see its error))"
+        )
+        if path == fifo:
+            assert report.diagnostics[1].hint == (
+                "point AUTOMODEL_LAUNCH_SITE_PROFILES at a YAML file of profiles"
+            )
 
 
 def test_set_reaches_recipe_sections_and_creates_keys(check: Check) -> None:
@@ -195,3 +223,22 @@ def test_the_language_server_names_a_profiles_place_on_the_first_line(
     shown = to_lsp(diagnostic, Lines(text), "file:///recipe.yaml")
     assert shown.message == f"{site_file}:5:11: '4h' is not a Slurm time limit"
     assert (shown.range.start.line, shown.range.start.character) == (0, 0)
+
+
+def test_a_profile_with_no_section_for_the_recipes_launcher_says_so(
+    site_file: Path, check: Check
+) -> None:
+    recipe = """\
+        skypilot:
+          cloud: gcp
+        """
+    report = check(recipe, profile="eos")  # eos has slurm: only
+    assert where(report.diagnostics) == ["1:1 note[profile-not-applied] skypilot"]
+    (note,) = report.diagnostics
+    assert note.message == (
+        f"profile 'eos' ({site_file}) has slurm: only: nothing of it applies to this "
+        "skypilot: recipe"
+    )
+    assert note.hint == "add a skypilot: section to profile 'eos', or name another profile"
+    # a profile with a section for the recipe's launcher (and others) says nothing
+    assert check(recipe, profile="gcp").diagnostics == []

@@ -41,6 +41,13 @@ def test_a_value_yaml_cannot_read_is_a_diagnostic_naming_the_argument() -> None:
     ]
 
 
+def test_a_bad_value_names_the_field_as_every_diagnostic_does() -> None:
+    (problem,) = parse_override("slurm.extra_mounts[0]=[unclosed").problems
+    assert (problem.code, problem.path) == ("yaml-syntax", "slurm.extra_mounts[0]")
+    (problem,) = parse_override(" slurm.extra_mounts[1] =a: b").problems
+    assert problem.path == "slurm.extra_mounts[1]"
+
+
 @pytest.mark.parametrize("argument", ["slurm.nodes", "=4", "slurm.setup=a\nb", "x=\x1b[2J"])
 def test_usage_errors(argument: str) -> None:
     with pytest.raises(OverrideError):
