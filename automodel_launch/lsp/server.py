@@ -174,8 +174,8 @@ def on_hover(ls: RecipeServer, params: types.HoverParams) -> types.Hover | None:
 def on_completion(ls: RecipeServer, params: types.CompletionParams) -> types.CompletionList:
     def answer() -> list[types.CompletionItem]:
         lines = ls.lines(params.text_document.uri)
-        if lines is None:
-            return []
+        if lines is None or params.position.line >= len(lines.lines):
+            return []  # past the last line: an edit there would be out of the document
         column = lines.column(params.position)
         return complete.complete(lines, params.position.line, column, os.environ)
 

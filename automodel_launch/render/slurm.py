@@ -164,7 +164,7 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
             '--output="$JOB_DIR/nsys_%q{SLURM_JOB_ID}_node%q{SLURM_NODEID}"',
         ]
     if cfg.command is not None:
-        return join_lines([*srun, "bash", "-c", quote(cfg.command)]) + "\n"
+        return requeue.launch(cfg, join_lines([*srun, "bash", "-c", quote(cfg.command)]) + "\n")
     rendezvous = Rendezvous(
         nnodes=str(cfg.nodes), endpoint='"$MASTER_ADDR:$MASTER_PORT"', rdzv_id='"$SLURM_JOB_ID"'
     )

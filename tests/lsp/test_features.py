@@ -39,6 +39,14 @@ def expand(snippet: str) -> str:
     return re.sub(r"\$\d+", "", text)
 
 
+async def test_completion_past_the_last_line_offers_nothing(client: LanguageClient) -> None:
+    editor = Editor(client)
+    uri = await editor.open("slurm:\n  nodes: 2\n")
+    assert await editor.complete(uri, 40, 0) == []
+    assert await editor.complete(uri, 3, 0) == []
+    assert "skypilot" in [i.label for i in await editor.complete(uri, 2, 0)]  # the last line
+
+
 @pytest.mark.parametrize(
     ("line", "character", "path"),
     [(1, 3, "slurm.nodes"), (2, 2, "slurm.time"), (2, 10, "slurm.time"), (5, 7, "dest")],

@@ -175,6 +175,19 @@ def test_a_signal_stops_the_ranks_with_sigterm_and_requeues(tmp_path: Path) -> N
     assert "requeued job 4242; Slurm holds it about two minutes (BeginTime)" in output
 
 
+def test_a_command_is_stopped_and_requeued_as_torchrun_is(tmp_path: Path) -> None:
+    # bash runs a trap only between commands: a foreground srun would defer it to the end
+    doc = document(time="2", signal="USR1@90", requeue=True, command="python x.py")
+    path = tmp_path / "job.sbatch"
+    path.write_text(script(doc))
+    _shellcheck(path)
+    run = tmp_path / "run"
+    run.mkdir()
+    code, events, output = run_job(run, doc, srun_seconds=20)
+    assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
+    assert code == 0, output
+
+
 def test_the_last_allowed_run_trains_on_and_keeps_srun_status(tmp_path: Path) -> None:
     doc = document(time="2", signal="USR1@90", requeue=True, max_requeues=2)
     code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="2")
