@@ -53,6 +53,8 @@ class Launcher:
     """Shown while the job is handed over; empty: the run's own output shows progress."""
     script_prefix: str = ""
     """Written above the artifact in the job directory (the command alone is printed)."""
+    detached: bool = True
+    """The job runs apart from ``submit`` whatever ``--detach`` says (a scheduler's job)."""
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         render: Callable[[LaunchDocument, JobSpec, int], str] = _load(self.renderer)
@@ -96,6 +98,7 @@ LAUNCHERS: dict[str, Launcher] = {
             "automodel_launch.submit.local:hand_over",
             backend="automodel_launch.jobs.local",
             script_prefix="#!/bin/bash\nset -euo pipefail\n",
+            detached=False,
         ),
     )
 }

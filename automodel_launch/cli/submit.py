@@ -106,7 +106,7 @@ def command(
     except (JobDirError, OSError) as exc:
         typer.echo(f"error: {display(str(exc))}", err=True)
         raise typer.Exit(1) from None
-    if detach and launcher.name != "interactive":
+    if detach and launcher.detached:
         typer.echo(f"note: {launcher.name} jobs always run detached; --detach changes nothing",
                    err=True)  # fmt: skip
     heading = "checking:" if dry_run else "submitting:"
