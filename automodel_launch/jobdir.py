@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from automodel_launch.config.names import JOB_DIR_ADVICE, unsafe_path_char
+from automodel_launch.errors import LaunchError
 from automodel_launch.interrupts import stop_signals_raise_once
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
 
 
-class JobDirError(Exception):
+class JobDirError(LaunchError):
     """A job directory that cannot be used; the message says why and what to do."""
 
 

@@ -386,8 +386,19 @@ def main(argv: list[str] | None = None) -> int:
         "--incremental", action="store_true", help="with --run: keep mutants/ and its results"
     )
     parser.add_argument("--threshold", type=float, default=95.0, help="minimum percent")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="PATH",
+        help="only this module of only_mutate (repeatable): a quicker look at one room",
+    )
     args = parser.parse_args(argv)
     paths = modules()
+    if args.only:
+        unknown = sorted(set(args.only) - set(paths))
+        if unknown:
+            sys.exit(f"not in [tool.mutmut] only_mutate: {', '.join(unknown)}")
+        paths = [p for p in paths if p in args.only]
     if args.run:
         run_mutmut(paths, fresh=not args.incremental)
     excused = equivalents()

@@ -13,6 +13,9 @@ def main() -> None:
 
 
 def _dispatch() -> int:
+    from automodel_launch.cli import output
+
+    output.install()
     if sys.argv[1:2] == ["validate"]:
         from automodel_launch.cli.fast import validate
 

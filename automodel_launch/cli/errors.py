@@ -15,7 +15,9 @@ exit        meaning
 ==========  ==============================================================================
 
 No exception reaches the interpreter: a traceback is never the way a user learns
-what went wrong.
+what went wrong. An error the user can fix is a :class:`automodel_launch.errors.LaunchError`
+(its class carries the exit code): it is printed here, once, as ``error: MESSAGE`` and
+``hint: HINT``; command modules raise it and never print errors themselves.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import signal
 import sys
 from collections.abc import Callable
 
+from automodel_launch.errors import LaunchError
 from automodel_launch.interrupts import STOP_SIGNALS, Interrupted, raise_interrupted
 
 OK = 0
@@ -52,6 +55,12 @@ def run(body: Callable[[], int]) -> int:
         code = body()
         sys.stdout.flush()  # the last write may fail only now: report it here, not at exit
         return code
+    except LaunchError as exc:
+        _silence_stdout_if_broken()
+        _say(f"error: {_clean(str(exc))}")
+        if exc.hint:
+            _say(f"    hint: {_clean(exc.hint)}")
+        return exc.exit_code
     except KeyboardInterrupt:
         return _stopped(signal.SIGINT)
     except Interrupted as exc:
@@ -86,6 +95,20 @@ def describe_os_error(exc: OSError) -> str:
 
         return f"{display(str(exc.filename))}: {reason}"
     return f"cannot write the output: {reason}" if exc.errno in _OUTPUT_ERRORS else reason
+
+
+def _clean(text: str) -> str:
+    from automodel_launch.secrets import display
+
+    return display(text)
+
+
+def _silence_stdout_if_broken() -> None:
+    """What is left in stdout's buffer is flushed now; if that fails, it is dropped."""
+    try:
+        sys.stdout.flush()
+    except Exception:
+        _silence_stdout()
 
 
 def _stopped(signum: int) -> int:

@@ -7,17 +7,24 @@ Slurm commands, no configuration, no controller).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import selectors
 import shutil
+import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from automodel_launch.errors import LaunchError
 
 TIMEOUT = 5.0
 """Seconds one command may take. Slurm's clients retry an unreachable controller for
 about 10 s and a missing configuration file for 60 s: the timeout cuts both short."""
 
 
-class NoSlurm(Exception):
+class NoSlurm(LaunchError):
     """This host cannot reach any Slurm: the message says why and what to do."""
 
 
@@ -34,6 +41,8 @@ class Answer:
     returncode: int
     stdout: str
     stderr: str
+    truncated: bool = False
+    """The command said more than :data:`MAX_OUTPUT` bytes: it was stopped there."""
 
     @property
     def said(self) -> str:
@@ -43,32 +52,79 @@ class Answer:
         return (fatal or lines or [f"exit status {self.returncode}"])[-1 if fatal else 0]
 
 
+MAX_OUTPUT = 64 * 1024 * 1024
+"""Bytes kept of one stream; a command that says more is stopped (``squeue --json`` of a
+busy cluster is a few megabytes)."""
+
+
 def run(
     command: Sequence[str],
     *,
     timeout: float = TIMEOUT,
     cwd: str | None = None,
     environ: Mapping[str, str] | None = None,
+    limit: int = MAX_OUTPUT,
 ) -> Answer:
-    """Run a command; :class:`Unanswered` after ``timeout`` seconds (the process is killed)."""
+    """Run a command without standard input; its output decoded as UTF-8 (a byte that is
+    not becomes U+FFFD) and cut at ``limit`` bytes a stream. :class:`Unanswered` after
+    ``timeout`` seconds; the command and whatever it started are killed then, and when
+    it says too much."""
     try:
-        done = subprocess.run(
+        process = subprocess.Popen(
             list(command),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             cwd=cwd,
             env=None if environ is None else dict(environ),
-            stdin=subprocess.DEVNULL,
-            check=False,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        partial = exc.stderr or b""
-        text = partial.decode(errors="replace") if isinstance(partial, bytes) else partial
-        raise Unanswered(command, timeout, text) from None
     except OSError as exc:
         raise NoSlurm(f"cannot run {command[0]}: {exc.strerror or exc}") from None
-    return Answer(done.returncode, done.stdout, done.stderr)
+    streams = {process.stdout: bytearray(), process.stderr: bytearray()}
+    truncated = False
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for stream in streams:
+            selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
+        while selector.get_map() and not truncated:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill(process)
+                raise Unanswered(command, timeout, _text(streams[process.stderr]))
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                kept = streams[key.fileobj]  # type: ignore[index]
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif len(kept) + len(chunk) > limit:
+                    kept += chunk[: limit - len(kept)]
+                    truncated = True
+                else:
+                    kept += chunk
+    if truncated:
+        _kill(process)
+    try:
+        returncode = process.wait(max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        raise Unanswered(command, timeout, _text(streams[process.stderr])) from None
+    finally:
+        for stream in streams:
+            stream.close()  # type: ignore[union-attr]
+    stdout, stderr = (_text(streams[s]) for s in (process.stdout, process.stderr))
+    return Answer(returncode, stdout, stderr, truncated)
+
+
+def _text(data: bytes | bytearray) -> str:
+    return bytes(data).decode("utf-8", errors="replace")
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        process.wait(5)
 
 
 def find(name: str, environ: Mapping[str, str] | None = None) -> str | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from automodel_launch import __version__
+from automodel_launch.errors import LaunchError
 from automodel_launch.secrets import Redactor, is_secret_name
 
 MANIFEST = "manifest.json"
@@ -27,7 +28,7 @@ MAX_BYTES = 1024 * 1024
 """A manifest is a few kilobytes; anything far larger is not one."""
 
 
-class ManifestError(Exception):
+class ManifestError(LaunchError):
     """A manifest that cannot be read; the message names the file and why."""
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
+from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.manifest import (
     MANIFEST,
     Manifest,
@@ -46,7 +47,7 @@ CREATE INDEX IF NOT EXISTS jobs_name ON jobs (name);
 """
 
 
-class RegistryError(Exception):
+class RegistryError(LaunchError):
     """The registry cannot be used; the message says why and what to do."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED, Reason, State, explain
 
@@ -24,7 +25,7 @@ CANCELLED_FILE = "cancelled"
 """Written by ``cancel``: the job was stopped on purpose."""
 
 
-class JobError(Exception):
+class JobError(LaunchError):
     """A job command that cannot be done; the message says why."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from automodel_launch.errors import LaunchError
+
 
 @dataclass(frozen=True)
 class Submitted:
@@ -16,7 +18,7 @@ class Submitted:
     """Recorded in the job's manifest: what finds the job again (a pid, a cluster name)."""
 
 
-class SubmitError(Exception):
+class SubmitError(LaunchError):
     """The scheduler or cloud refused, or the run failed; the message says what to do.
 
     ``started``: the job ran, so its directory holds its logs (and maybe checkpoints)
