@@ -66,3 +66,25 @@ def test_there_is_no_way_around_it() -> None:
     stream = CleanStream(io.StringIO(), environ={})
     with pytest.raises(AttributeError):
         stream.buffer  # noqa: B018
+
+
+def test_install_covers_print_and_stderr_of_any_code() -> None:
+    """What a command forgets to clean is cleaned all the same: the funnel is installed
+    in front of both streams, for print() as for typer.echo."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "from automodel_launch.cli import output\n"
+        "output.install()\n"
+        "print('value', os.environ['WANDB_API_KEY'], 'shape', sys.argv[1])\n"
+        "sys.stderr.write('err \\x1b]0;owned\\x07 ' + sys.argv[1] + '\\n')\n"
+    )
+    env = {**os.environ, "WANDB_API_KEY": "0123456789abcdef0123"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, TOKEN], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout == "value *** shape ***\n"
+    assert done.stderr == "err \\x1b]0;owned\\x07 ***\n"
