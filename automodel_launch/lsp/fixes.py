@@ -2,7 +2,10 @@
 
 Each fix is computed from the diagnostic (its code, dotted path and hint), the text and
 the loaded document; the server turns it into a code action. A fix never quotes a
-credential's value: the plain-text secret is replaced, never shown.
+credential's value: the plain-text secret is replaced, never shown, and a fix whose
+title or new text would hold something shaped like a token (``$hf_...`` to
+``${hf_...}``) is not offered at all: masked, its edit would write ``***`` into the
+document.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.loading import LoadedFile, env
 from automodel_launch.lsp.convert import span
 from automodel_launch.lsp.text import Lines
+from automodel_launch.secrets import looks_like_token
 from automodel_launch.settings import Settings
 
 Edit = tuple[int, int, int, int, str]
@@ -49,6 +53,8 @@ def fix(diagnostic: Diagnostic, source: Source) -> Fix | None:
     if found is None:
         return None
     title, edits = found
+    if any(looks_like_token(text) for text in (title, *(edit[4] for edit in edits))):
+        return None
     return Fix(title, diagnostic, tuple(edits))
 
 
