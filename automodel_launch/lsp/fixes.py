@@ -58,11 +58,14 @@ def fix(diagnostic: Diagnostic, source: Source) -> Fix | None:
     return Fix(title, diagnostic, tuple(edits))
 
 
-def _token(diagnostic: Diagnostic, source: Source) -> tuple[int, int, int, str] | None:
-    """The single-line scalar or key the diagnostic points at, and its text."""
+def _token(
+    diagnostic: Diagnostic, source: Source, *, echoed: bool = False
+) -> tuple[int, int, int, str] | None:
+    """The single-line scalar or key the diagnostic points at, and its text; None for
+    a text that the fix would write again (``echoed``) and that holds a token."""
     line, start, end = span(diagnostic, source.lines)
     text = source.lines.line(line)[start:end]
-    if not text or text[0] in "|>[{&*!":
+    if not text or text[0] in "|>[{&*!" or (echoed and looks_like_token(text)):
         return None
     return line, start, end, text
 
@@ -82,7 +85,7 @@ def _rename(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | 
 
 
 def _yaml11(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | None:
-    token = _token(diagnostic, source)
+    token = _token(diagnostic, source, echoed=True)
     if token is None or token[3][0] in "'\"":
         return None
     line, start, end, text = token
@@ -112,7 +115,7 @@ def _secret(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | 
 
 
 def _bare(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | None:
-    token = _token(diagnostic, source)
+    token = _token(diagnostic, source, echoed=True)
     if token is None:
         return None
     line, start, end, text = token
