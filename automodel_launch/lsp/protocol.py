@@ -111,8 +111,9 @@ class RecipeProtocol(LanguageServerProtocol):
         return data  # the whole message is read in handle_message
 
     def reply_error(self, msg_id: int | str | None, code: int, message: str) -> None:
-        error = types.ResponseError(code=code, message=message)
-        self._send_data(types.ResponseErrorMessage(id=msg_id, error=error))
+        """An error response; a dict, since lsprotocol's would leave out ``"id": null``."""
+        error = {"code": code, "message": message}
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
 
     def handle_message(self, message: Any) -> None:
         try:

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from automodel_launch import __version__
@@ -81,12 +81,16 @@ class RecipeServer(LanguageServer):
             self.schedule(uri)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """One log line; a body pygls could not read (``json.loads`` failed, the only
-        error its read loop reports: the protocol answers everything else) is answered
-        with a parse error, id ``null``. Never a message box with the error's text."""
+        """pygls' report of an error it logged already (one line, see :mod:`.logs`).
+
+        A body its read loop could not parse (``json.loads`` failed: the protocol
+        answers everything after it) is answered with a parse error, id ``null``. A
+        request's error was answered already. Never pygls' message box, whose text
+        would quote the error."""
         if source is JsonRpcException:
             self.protocol.reply_error(None, PARSE_ERROR, "the message is not JSON in UTF-8")
-        log.warning("%s", logs.describe(error))
+        elif source is FeatureNotificationError:
+            log.warning("a notification failed (%s)", logs.describe(error))
 
     # ------------------------------------------------------------------ diagnostics
     def schedule(self, uri: str) -> None:

@@ -241,7 +241,7 @@ def test_the_interval_goes_inside_step_scheduler_at_its_childrens_indent() -> No
         "model:\n"
         "  name: x\n" + SPOT
     )
-    title, edits = only(text)
+    _, edits = only(text)
     assert edits == ((1, 0, 1, 0, "    ckpt_every_steps: 100\n"),)
     assert apply(text, edits).startswith(
         "step_scheduler:\n    ckpt_every_steps: 100\n\n    # how long\n    max_steps: 1000\n"
@@ -254,7 +254,7 @@ def test_the_interval_goes_inside_step_scheduler_at_its_childrens_indent() -> No
 
 def test_the_interval_goes_in_a_step_scheduler_that_is_not_first() -> None:
     text = SPOT + "step_scheduler:\n  max_steps: 10\nmodel:\n  name: x\n"
-    title, edits = only(text)
+    _, edits = only(text)
     assert edits == ((5, 0, 5, 0, "  ckpt_every_steps: 100\n"),)
     loaded = load_buffer(apply(text, edits)).loaded
     assert loaded is not None and loaded.data["step_scheduler"]["ckpt_every_steps"] == 100
