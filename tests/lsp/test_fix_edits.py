@@ -184,7 +184,7 @@ def test_no_fix_says_or_writes_a_token(kind: str) -> None:
         f"slurm:\n  hf_token: {token.value!r}\n",
         f"slurm:\n  env_vars:\n    B: ${token.value}/x\n",
         f"skypilot:\n  cloud: {token.value!r}\n",
-        f"slurm:\n  {token.value.replace('-', '_')}: 1\n",
+        f"slurm:\n  {token.value!r}: 1\n",
     ]
     for text in texts:
         for code, path, title, edits in found(text):
