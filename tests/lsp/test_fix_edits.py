@@ -90,6 +90,15 @@ def test_no_edit_of_a_token_that_is_not_a_plain_scalar(first: str) -> None:
     assert fixes.fix(diagnostic("invalid-choice", "slurm.nodes", 2, 10, hint), source(text)) is None
 
 
+def test_a_token_starting_with_any_other_character_is_edited() -> None:
+    text = "skypilot:\n  cloud: Xaws  # sic\n"
+    hint = "did you mean 'aws'?"
+    made = fixes.fix(diagnostic("invalid-choice", "skypilot.cloud", 2, 10, hint), source(text))
+    assert made is not None and made.edits == ((1, 9, 1, 13, "aws"),)
+    made = fixes.fix(diagnostic("yaml11-trap", "skypilot.cloud", 2, 10, "write aws"), source(text))
+    assert made is not None and made.edits == ((1, 9, 1, 13, "aws"),)
+
+
 def test_no_edit_of_an_empty_token() -> None:
     text = "slurm:\n  nodes:\n"
     hint = "did you mean 'nodes'?"
@@ -235,7 +244,7 @@ def test_the_interval_goes_inside_step_scheduler_at_its_childrens_indent() -> No
     text = (
         "step_scheduler:\n"
         "\n"
-        "    # how long\n"
+        "  # how long: a comment is not a child\n"
         "    max_steps: 1000\n"
         "    val_every_steps: 10\n"
         "model:\n"
@@ -244,7 +253,7 @@ def test_the_interval_goes_inside_step_scheduler_at_its_childrens_indent() -> No
     _, edits = only(text)
     assert edits == ((1, 0, 1, 0, "    ckpt_every_steps: 100\n"),)
     assert apply(text, edits).startswith(
-        "step_scheduler:\n    ckpt_every_steps: 100\n\n    # how long\n    max_steps: 1000\n"
+        "step_scheduler:\n    ckpt_every_steps: 100\n\n  # how long: a comment is not a child\n"
     )
     loaded = load_buffer(apply(text, edits)).loaded
     assert loaded is not None
