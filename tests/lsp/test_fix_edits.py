@@ -274,6 +274,7 @@ def test_the_interval_goes_in_a_step_scheduler_that_is_not_first() -> None:
     [
         "step_scheduler: {max_steps: 10}\n",  # a flow mapping: not edited
         "step_scheduler: {}\n",
+        "step_scheduler: {\n  }\n",  # empty, over two lines: no child to indent like
         "step_scheduler: 5\n",
         "step_scheduler:\n  checkpoint_interval: 50\n",
         "step_scheduler:\n  ckpt_every_steps: 50\n",
