@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from automodel_launch.cli.output import MIN_SECRET
-from automodel_launch.secrets import Redactor, escape_controls, is_secret_name
+from automodel_launch.secrets import Redactor, control_character, escape_controls, is_secret_name
 
 VERBATIM = frozenset({"jsonrpc", "id", "method", "uri", "targetUri", "scopeUri", "changes"})
 """Keys whose strings are the client's own names (``changes`` maps URIs to edits)."""
@@ -51,9 +51,10 @@ def redactor(environ: Mapping[str, str]) -> Redactor:
 
 def clean_text(text: str, redact: Callable[[str], str]) -> str:
     """A string shown to the user: masked, every control but newline and tab escaped."""
-    return "".join(
-        part if part in "\n\t" else escape_controls(part) for part in _KEEP.split(redact(text))
-    )
+    text = redact(text)
+    if control_character(text, "\n\t") is None:
+        return text  # most strings: nothing to escape
+    return "".join(part if part in "\n\t" else escape_controls(part) for part in _KEEP.split(text))
 
 
 def clean(value: Any, redact: Callable[[str], str], key: str = "") -> Any:
