@@ -376,11 +376,18 @@ def test_an_unknown_method_gets_method_not_found(live: Server) -> None:
 
 def test_notifications_with_invalid_params_are_dropped(live: Server) -> None:
     token = TOKENS[0].value
-    document = {"uri": URI, "languageId": "yaml", "version": "one", "text": f"hf: {token}\n"}
+    text = f"hf: {token}\nprivate: words-of-a-private-recipe\n"
+    document = {"uri": URI, "languageId": "yaml", "version": "one", "text": text}
     live.send("textDocument/didOpen", {"textDocument": document})
     live.send("textDocument/didChange", {"textDocument": {"uri": URI}, "contentChanges": 5})
     live.send("workspace/didChangeConfiguration", [token])
+    old = {"jsonrpc": "1.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}
+    live.frame(json.dumps(old).encode())  # pygls would log it whole as an unknown message
+    assert live.answer(None)["error"]["code"] == -32600
     live.alive()
+    errors = live.stderr()
+    assert "words-of-a-private-recipe" not in errors  # pygls would log the document
+    assert "ignored textDocument/didOpen: " in errors
 
 
 # ------------------------------------------------------------------ lifecycle
