@@ -85,7 +85,7 @@ def _rename(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | 
 
 
 def _yaml11(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | None:
-    token = _token(diagnostic, source)  # what it writes again, fix() checks
+    token = _token(diagnostic, source)  # a quoted token it would write again: fix() refuses
     if token is None or token[3][0] in "'\"":
         return None
     line, start, end, text = token
