@@ -6,7 +6,10 @@ import typer
 
 
 def command() -> None:
-    """Run the language server on stdin/stdout (diagnostics, quick fixes, hover, completion)."""
+    """Run the language server on stdin/stdout (diagnostics, quick fixes, hover, completion).
+
+    Exits 0 after the client's shutdown and exit, 1 when it stops without shutdown.
+    """
     try:
         from automodel_launch.lsp.server import serve
     except ImportError as exc:
@@ -14,4 +17,4 @@ def command() -> None:
             raise
         typer.echo("the language server needs pygls: pip install 'automodel-launch[lsp]'", err=True)
         raise typer.Exit(2) from None
-    serve()
+    raise typer.Exit(serve())

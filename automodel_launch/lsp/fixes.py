@@ -2,7 +2,10 @@
 
 Each fix is computed from the diagnostic (its code, dotted path and hint), the text and
 the loaded document; the server turns it into a code action. A fix never quotes a
-credential's value: the plain-text secret is replaced, never shown.
+credential's value: the plain-text secret is replaced, never shown, and a fix whose
+title or new text would hold something shaped like a token (``$hf_...`` to
+``${hf_...}``) is not offered at all: masked, its edit would write ``***`` into the
+document.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.loading import LoadedFile, env
 from automodel_launch.lsp.convert import span
 from automodel_launch.lsp.text import Lines
+from automodel_launch.secrets import looks_like_token
 from automodel_launch.settings import Settings
 
 Edit = tuple[int, int, int, int, str]
@@ -49,14 +53,19 @@ def fix(diagnostic: Diagnostic, source: Source) -> Fix | None:
     if found is None:
         return None
     title, edits = found
+    if any(looks_like_token(text) for text in (title, *(edit[4] for edit in edits))):
+        return None
     return Fix(title, diagnostic, tuple(edits))
 
 
-def _token(diagnostic: Diagnostic, source: Source) -> tuple[int, int, int, str] | None:
-    """The single-line scalar or key the diagnostic points at, and its text."""
+def _token(
+    diagnostic: Diagnostic, source: Source, *, echoed: bool = False
+) -> tuple[int, int, int, str] | None:
+    """The single-line scalar or key the diagnostic points at, and its text; None for
+    a text that the fix would write again (``echoed``) and that holds a token."""
     line, start, end = span(diagnostic, source.lines)
     text = source.lines.line(line)[start:end]
-    if not text or text[0] in "|>[{&*!":
+    if not text or text[0] in "|>[{&*!" or (echoed and looks_like_token(text)):
         return None
     return line, start, end, text
 
@@ -76,7 +85,7 @@ def _rename(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | 
 
 
 def _yaml11(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | None:
-    token = _token(diagnostic, source)
+    token = _token(diagnostic, source)  # a quoted token it would write again: fix() refuses
     if token is None or token[3][0] in "'\"":
         return None
     line, start, end, text = token
@@ -106,7 +115,7 @@ def _secret(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | 
 
 
 def _bare(diagnostic: Diagnostic, source: Source) -> tuple[str, list[Edit]] | None:
-    token = _token(diagnostic, source)
+    token = _token(diagnostic, source, echoed=True)
     if token is None:
         return None
     line, start, end, text = token

@@ -5,6 +5,11 @@ is checked at once (the next loop turn, after the edits already received), edits
 follow within ``debounce_ms`` of a check are coalesced into one check of the latest
 text. Every handler catches everything: bad input is a diagnostic or nothing, and the
 server keeps serving.
+
+What the protocol promises (an answer to every request, bounded messages, the exit
+code) is kept by :mod:`automodel_launch.lsp.protocol` and
+:mod:`automodel_launch.lsp.framing`; what reaches the editor is cleaned by
+:mod:`automodel_launch.lsp.outgoing`, what reaches stderr by :mod:`automodel_launch.lsp.logs`.
 """
 
 from __future__ import annotations
@@ -15,14 +20,17 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from automodel_launch import __version__
-from automodel_launch.lsp import complete, convert, fixes, hover, options, recipes
+from automodel_launch.lsp import complete, convert, fixes, hover, logs, options, recipes
+from automodel_launch.lsp.framing import BoundedInput
+from automodel_launch.lsp.protocol import PARSE_ERROR, RecipeProtocol, converter
 from automodel_launch.lsp.text import Lines
 
 log = logging.getLogger(__name__)
@@ -38,8 +46,15 @@ class Document:
 
 
 class RecipeServer(LanguageServer):
+    protocol: RecipeProtocol
+
     def __init__(self) -> None:
-        super().__init__("automodel-launch", __version__)
+        super().__init__(
+            "automodel-launch",
+            __version__,
+            protocol_cls=RecipeProtocol,
+            converter_factory=converter,
+        )
         self.options = options.Options()
         self.documents: dict[str, Document] = {}
 
@@ -64,6 +79,18 @@ class RecipeServer(LanguageServer):
             )
         for uri in self.documents:
             self.schedule(uri)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' report of an error it logged already (one line, see :mod:`.logs`).
+
+        A body its read loop could not parse (``json.loads`` failed: the protocol
+        answers everything after it) is answered with a parse error, id ``null``. A
+        request's error was answered already. Never pygls' message box, whose text
+        would quote the error."""
+        if source is JsonRpcException:
+            self.protocol.reply_error(None, PARSE_ERROR, "the message is not JSON in UTF-8")
+        elif source is FeatureNotificationError:
+            log.warning("a notification failed (%s)", logs.describe(error))
 
     # ------------------------------------------------------------------ diagnostics
     def schedule(self, uri: str) -> None:
@@ -233,18 +260,23 @@ def code_actions(ls: RecipeServer, params: types.CodeActionParams) -> list[types
     return actions
 
 
-def serve() -> None:
-    """Speak LSP over stdin/stdout until the client says exit.
+def serve() -> int:
+    """Speak LSP over stdin/stdout until the client says exit; return the exit code.
 
-    The protocol gets its own copies of the two descriptors (pygls closes them at exit,
-    and the command still flushes its streams); a stray print goes to stderr, never
-    into the protocol stream.
+    0 after ``shutdown`` then ``exit`` (or the end of the input), 1 when the server
+    stops without ``shutdown``, as the LSP says. The protocol gets its own copies of
+    the two descriptors (pygls closes them at exit, and the command still flushes its
+    streams); a stray print goes to stderr, never into the protocol stream.
     """
     import sys
 
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logs.install(sys.stderr)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout.flush()
     sys.stdout = sys.stderr
-    server.start_io(stdin, stdout)
+    server.start_io(cast(BinaryIO, BoundedInput(stdin)), stdout)
+    protocol = server.protocol
+    if protocol.exit_code is not None:
+        return protocol.exit_code
+    return 0 if protocol.shut_down else 1

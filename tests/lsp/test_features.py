@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from automodel_launch.config.skypilot import CLOUDS, SkyPilotConfig
@@ -39,12 +40,21 @@ def expand(snippet: str) -> str:
     return re.sub(r"\$\d+", "", text)
 
 
-async def test_completion_past_the_last_line_offers_nothing(client: LanguageClient) -> None:
+async def test_completion_past_the_last_line_is_invalid_params(client: LanguageClient) -> None:
     editor = Editor(client)
     uri = await editor.open("slurm:\n  nodes: 2\n")
-    assert await editor.complete(uri, 40, 0) == []
-    assert await editor.complete(uri, 3, 0) == []
+    for line in (40, 3):
+        with pytest.raises(JsonRpcInvalidParams) as raised:
+            await editor.complete(uri, line, 0)
+        assert raised.value.code == -32602
+        assert raised.value.message == (
+            f"textDocument/completion: position line {line} is past the document's last line (2)"
+        )
     assert "skypilot" in [i.label for i in await editor.complete(uri, 2, 0)]  # the last line
+    # a character past the line's end means the end of the line (the LSP says so)
+    assert [i.label for i in await editor.complete(uri, 2, 99)] == [
+        i.label for i in await editor.complete(uri, 2, 0)
+    ]
 
 
 @pytest.mark.parametrize(
