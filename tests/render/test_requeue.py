@@ -271,21 +271,39 @@ def test_the_clock_is_the_allocation_s_when_the_batch_step_starts_late(tmp_path:
 @pytest.mark.parametrize(
     ("used", "seconds"),
     [("0:07", 7), ("12:05", 725), ("1:02:03", 3723), ("08:09:10", 29350),
-     ("2-03:04:05", 183845), ("INVALID", None), ("", None), ("1:2:3:4", None)],
+     ("2-03:04:05", 183845), ("INVALID", None), ("", None), ("1:2:3:4", None),
+     ("fail", None), ("no job", None)],
 )  # fmt: skip
 def test_the_clock_reads_what_squeue_says_the_job_used(
     tmp_path: Path, used: str, seconds: int | None
 ) -> None:
-    # a 4-day limit: any signal in these runs is early, and says when it came
-    doc = document(time="4-00:00:00", signal="USR1@60", requeue=True)
-    code, events, output = run_job(tmp_path, doc, srun_seconds=2, used=used)
-    assert (code, events) == (3, ["srun ended"]), output
-    found = re.match(r"automodel-launch: USR1 at (\d+)s is early for this run", output)
-    assert found, output
-    if seconds is None:  # no answer to read: the script's own clock
-        assert int(found[1]) < 60, output
+    """The script's clock function alone, against squeue answers of every shape; without
+    an answer (or outside a job) the script keeps its own clock."""
+    text = script(document(signal="USR1@60", requeue=True))
+    function = re.search(r"^requeue_job_clock\(\) \{\n.*?^\}\n", text, re.M | re.S)
+    assert function
+    squeue = tmp_path / "squeue"
+    squeue.write_text(
+        '#!/bin/bash\necho "squeue $*" >> "$RECORD/calls"\n'
+        '[ "$FAKE_USED" != fail ] || exit 1\necho "$FAKE_USED"\n'
+    )
+    squeue.chmod(0o755)
+    environ = {"PATH": f"{tmp_path}:{os.environ['PATH']}", "RECORD": str(tmp_path),
+               "FAKE_USED": used}  # fmt: skip
+    if used != "no job":
+        environ["SLURM_JOB_ID"] = "4242"
+    shell = f"set -euo pipefail\n{function[0]}requeue_job_clock\necho $SECONDS\n"
+    done = subprocess.run(
+        ["bash", "-c", shell], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    calls = (tmp_path / "calls").read_text() if (tmp_path / "calls").exists() else ""
+    assert calls == ("" if used == "no job" else "squeue -h -j 4242 -o %M\n")
+    clock = int(done.stdout)
+    if seconds is None:  # the script's own clock: the seconds since bash started
+        assert clock < 60
     else:
-        assert seconds <= int(found[1]) < seconds + 60, output
+        assert seconds <= clock < seconds + 60
 
 
 def test_ranks_whose_step_is_not_there_yet_get_sigterm_when_it_is(tmp_path: Path) -> None:
