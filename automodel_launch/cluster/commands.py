@@ -67,8 +67,8 @@ def run(
 ) -> Answer:
     """Run a command without standard input; its output decoded as UTF-8 (a byte that is
     not becomes U+FFFD) and cut at ``limit`` bytes a stream. :class:`Unanswered` after
-    ``timeout`` seconds; the command and whatever it started are killed then, and when
-    it says too much."""
+    ``timeout`` seconds; the command and whatever it started are killed then, when it
+    says too much, and when this process is interrupted (Ctrl-C, SIGTERM)."""
     try:
         process = subprocess.Popen(
             list(command),
@@ -81,6 +81,20 @@ def run(
         )
     except OSError as exc:
         raise NoSlurm(f"cannot run {command[0]}: {exc.strerror or exc}") from None
+    try:
+        return _answer(process, command, timeout, limit)
+    except Unanswered:
+        raise
+    except BaseException:
+        # Ctrl-C or SIGTERM: the command, in a session of its own, gets neither; it must
+        # not go on (a minute of retries) after this process is gone
+        _kill(process)
+        raise
+
+
+def _answer(
+    process: subprocess.Popen[bytes], command: Sequence[str], timeout: float, limit: int
+) -> Answer:
     streams = {process.stdout: bytearray(), process.stderr: bytearray()}
     truncated = False
     deadline = time.monotonic() + timeout

@@ -15,9 +15,18 @@ SIGUSR1 kills a Python process. ``scancel --signal`` is used, not ``kill`` on sr
 srun answers SIGTERM by killing its tasks. The last allowed run keeps training to its
 time limit.
 
+The script's clock is the allocation's: Slurm counts the time limit, and sends the
+signal, from the job's start, and on a busy node the batch step may start well after
+it. At its start the script sets bash's ``SECONDS`` to the time the job has used
+(``squeue -o %M``); without an answer it keeps its own clock.
+
 A restarted run may get the signal early, even at its start (observed on Slurm
 22.05): a signal more than 30 s (Slurm's time-limit check period) before
-``time - SECONDS`` by the script's own clock is acted on at that time instead.
+``time - SECONDS`` is acted on at that time instead.
+
+The ranks' job step may not exist yet when the signal comes (srun is still starting
+it): the script looks for it again each second until it is there, srun has ended or
+the time to stop them is up.
 """
 
 from __future__ import annotations
@@ -68,14 +77,27 @@ def trap(cfg: SlurmConfig) -> str:
         "requeue_stop_ranks() {",
         "  local steps=() deadline=$((SECONDS + REQUEUE_SIGNAL_SECONDS - "
         f"{REQUEUE_RESERVE}))",
-        "  mapfile -t steps < <(squeue -h -s -j \"$SLURM_JOB_ID\" -o %i | grep -E '\\.[0-9]+$')",
-        "  if (( ${#steps[@]} )); then",
-        '    scancel --signal=TERM "${steps[@]}" || requeue_log "scancel failed"',
-        "  fi",
         '  while [ -n "$SRUN_PID" ] && kill -0 "$SRUN_PID" 2>/dev/null '
         "&& (( SECONDS < deadline )); do",
+        "    if (( ! ${#steps[@]} )); then",
+        "      mapfile -t steps < <(squeue -h -s -j \"$SLURM_JOB_ID\" -o %i "
+        "| grep -E '\\.[0-9]+$')",
+        "      if (( ${#steps[@]} )); then",
+        '        scancel --signal=TERM "${steps[@]}" || requeue_log "scancel failed"',
+        "      fi",
+        "    fi",
         "    sleep 1",
         "  done",
+        "}",
+        "requeue_job_clock() {",
+        "  # SECONDS from the allocation's start, as Slurm counts the time limit",
+        "  local used",
+        '  [ -n "${SLURM_JOB_ID:-}" ] || return 0',
+        '  used=$(squeue -h -j "$SLURM_JOB_ID" -o %M 2>/dev/null) || return 0',
+        "  if [[ $used =~ ^(([0-9]+)-)?(([0-9]+):)?([0-9]+):([0-9]+)$ ]]; then",
+        "    SECONDS=$(( ((10#${BASH_REMATCH[2]:-0} * 24 + 10#${BASH_REMATCH[4]:-0}) * 60 "
+        "+ 10#${BASH_REMATCH[5]}) * 60 + 10#${BASH_REMATCH[6]} ))",
+        "  fi",
         "}",
         DIRECTIVE,
         "requeue_on_signal() {",
@@ -109,6 +131,7 @@ def trap(cfg: SlurmConfig) -> str:
         "  fi",
         "}",
         f"trap requeue_on_signal {sig}",
+        "requeue_job_clock",
     ]) + "\n"  # fmt: skip
 
 

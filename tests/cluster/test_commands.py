@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +37,54 @@ def test_a_command_that_hangs_is_unanswered_and_killed() -> None:
 def test_no_standard_input() -> None:
     answer = run([sys.executable, "-c", "import sys; print(repr(sys.stdin.read()))"])
     assert answer.stdout.strip() == "''"
+
+
+# the caller says "asking" once the command runs and run() waits for its answer
+INTERRUPTED = """
+import sys
+from automodel_launch.cli import errors
+from automodel_launch.cluster import commands
+from automodel_launch.cluster.commands import run
+answer = commands._answer
+def announced(*args):
+    print("asking", flush=True)
+    return answer(*args)
+commands._answer = announced
+errors.handle_termination()
+command = ["bash", "-c", 'echo $$ > "$1"; exec sleep 60', "bash", sys.argv[1]]
+sys.exit(errors.run(lambda: run(command, timeout=120).returncode))
+"""
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_caller_leaves_no_command_running(tmp_path: Path, signum: int) -> None:
+    # the command has a session of its own: Ctrl-C at the terminal does not reach it
+    pid_file = tmp_path / "pid"
+    caller = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, str(pid_file)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+    )  # fmt: skip
+    assert caller.stdout is not None
+    assert caller.stdout.readline() == "asking\n"
+    deadline = time.monotonic() + 60  # a limit for a broken run: a busy machine is faster
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert caller.poll() is None and time.monotonic() < deadline, "the command did not start"
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    try:
+        caller.send_signal(signum)
+        _, stderr = caller.communicate(timeout=60)
+        assert caller.returncode == 128 + signum, stderr
+        assert not running(pid)
+    finally:
+        if running(pid):
+            os.kill(pid, signal.SIGKILL)

@@ -42,8 +42,11 @@ class Cluster:
         match = re.search(rf"\b{name}=(\S+)", shown)
         return match.group(1) if match else ""
 
-    def wait(self, job_id: str, timeout: float = 180) -> str:
-        """Poll every 0.2 s (``sbatch --wait`` backs off to 32 s) until the job ends."""
+    def wait(self, job_id: str, timeout: float = 600) -> str:
+        """Poll every 0.2 s (``sbatch --wait`` backs off to 32 s) until the job ends.
+
+        ``timeout`` is a limit for a broken job only (it is cancelled then): a loaded
+        machine runs the tests' jobs well within it."""
         deadline = time.monotonic() + timeout
         state = ""
         while time.monotonic() < deadline:

@@ -38,21 +38,26 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
     ]
 
 
+def _env(tmp_path: Path, torchrun: str) -> dict[str, str]:
+    return {**os.environ, "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}",
+            "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}  # fmt: skip
+
+
 def _cli(tmp_path: Path, torchrun: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "automodel_launch", *args],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-        env={**os.environ, "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}",
-             "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)},
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=_env(tmp_path, torchrun),
     )  # fmt: skip
 
 
 def _detach(tmp_path: Path, torchrun: str, name: str, ticks: int, code: int) -> str:
+    """A detached run of two ticker ranks, held running until ``tmp_path/NAME.gate`` exists."""
     config = tmp_path / f"{name}.yaml"
     config.write_text("model:\n  name: tiny\n")
+    gate = tmp_path / f"{name}.gate"
     done = _cli(
         tmp_path, torchrun, "submit", str(config), "--detach", "--nproc-per-node", "2",
-        "--entry", f"{HARNESS / 'ticker.py'} {ticks} 0.5 {code}", "--job-dir",
+        "--entry", f"{HARNESS / 'ticker.py'} {ticks} 0.1 {code} {gate}", "--job-dir",
         str(tmp_path / name),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -71,13 +76,14 @@ def _status(tmp_path: Path, torchrun: str, job: str) -> dict[str, object]:
 
 def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> None:
     quick = _detach(tmp_path, torchrun, "quick", 4, 0)
-    slow = _detach(tmp_path, torchrun, "slow", 600, 0)
+    slow = _detach(tmp_path, torchrun, "slow", 4, 0)  # its gate stays shut: it is cancelled
     running = _status(tmp_path, torchrun, quick)
     assert (running["state"], running["launcher"], running["nodes"]) == (
         "RUNNING", "interactive", "localhost"
     )  # fmt: skip
     assert running["log_path"] == str(tmp_path / "quick" / "output.log")
 
+    (tmp_path / "quick.gate").touch()
     followed = _cli(tmp_path, torchrun, "logs", quick, "--follow")
     assert followed.returncode == 0, followed.stderr
     ticks = sorted(line for line in followed.stdout.splitlines() if "tick=" in line)
@@ -99,12 +105,20 @@ def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> N
 
 
 def test_a_failed_detached_run_shows_its_exit_code(torchrun: str, tmp_path: Path) -> None:
-    job = _detach(tmp_path, torchrun, "fails", 2, 3)
-    watched = _cli(tmp_path, torchrun, "status", job, "--watch", "--format", "json")
-    assert watched.returncode == 0, watched.stderr
     import json
 
-    states = [json.loads(line)["state"] for line in watched.stdout.splitlines()]
+    job = _detach(tmp_path, torchrun, "fails", 2, 3)
+    watch = subprocess.Popen(
+        [sys.executable, "-m", "automodel_launch", "status", job, "--watch", "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env=_env(tmp_path, torchrun),
+    )  # fmt: skip
+    assert watch.stdout is not None
+    first = watch.stdout.readline()  # while the gate holds the run
+    (tmp_path / "fails.gate").touch()
+    rest, errors = watch.communicate(timeout=120)
+    assert watch.returncode == 0, errors
+    states = [json.loads(line)["state"] for line in (first + rest).splitlines()]
     assert states == ["RUNNING", "FAILED"]  # one line a change, until the job ends
     followed = _cli(tmp_path, torchrun, "logs", job, "--follow")
     assert followed.returncode == 1  # torchrun's own exit code when a rank fails

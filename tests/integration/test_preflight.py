@@ -170,12 +170,13 @@ def test_what_only_sbatch_knows_is_its_refusal_at_the_field(
 
 
 def pending_reason(cluster: Cluster, job_id: str, expected: str) -> str:
-    """The job's reason once it is ``expected`` (within 20 s), else the last one seen.
+    """The job's reason once it is ``expected``, else the reasons seen in two minutes (a
+    limit for a broken run only: a loaded machine gets there first).
 
     Right after the controller starts, a job may first show a passing reason
     (``PartitionConfig``) before the scheduler settles on the one that holds it.
     """
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120
     seen = []
     while time.monotonic() < deadline:
         shown = cluster.run("squeue", "-h", "-j", job_id, "-o", "%T %r").stdout.split()
@@ -301,7 +302,8 @@ def test_no_controller_is_a_clear_error(slurm_cluster: Cluster, tmp_path: Path) 
 def test_no_configuration_is_a_clear_error_after_the_timeout(
     slurm_cluster: Cluster, tmp_path: Path
 ) -> None:
-    # Slurm's clients retry a missing slurm.conf for a minute; preflight waits 5 s
+    # Slurm's clients retry a missing slurm.conf for a minute; preflight waits 5 s (the
+    # bound leaves a busy machine half a minute to start the command, and is far from 60 s)
     path = write(tmp_path, "ok", 'slurm:\n  time: "00:30:00"\n' + BARE)
     missing = tmp_path / "no" / "slurm.conf"
     started = time.monotonic()
@@ -309,7 +311,7 @@ def test_no_configuration_is_a_clear_error_after_the_timeout(
         slurm_cluster, "validate", "--cluster", str(path), cwd=tmp_path,
         env={"SLURM_CONF": str(missing)},
     )  # fmt: skip
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 40
     assert done.returncode == 1
     assert done.stderr == (
         "error: --cluster: Slurm is not configured on this host (scontrol: error: "
@@ -334,12 +336,14 @@ def test_a_cluster_that_does_not_answer_is_one_warning(
     silent = tmp_path / "slurm.conf"
     silent.write_text(_with_port(conf, silent_controller))
     paths = [write(tmp_path, f"ok{i}", 'slurm:\n  time: "00:30:00"\n' + BARE) for i in (1, 2)]
-    started = time.monotonic()
+    log = tmp_path / "commands.log"
+    shims = logging_shims(tmp_path / "shims", log, "scontrol", "srun", "sacctmgr", "sbatch")
     done = cli(
         slurm_cluster, "validate", "--cluster", *map(str, paths), cwd=tmp_path,
-        env={"SLURM_CONF": str(silent)},
+        env={"SLURM_CONF": str(silent), **shims},
     )  # fmt: skip
-    assert time.monotonic() - started < 15  # one wait of 5 s, not one per file or command
+    # one wait of 5 s, not one per file or command: the cluster is asked once
+    assert log.read_text().splitlines() == ["scontrol ping"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("warning[cluster-unanswered]") == 2  # one per file
     assert f"{paths[0]}:1:1: warning[cluster-unanswered] slurm: the cluster was not checked: " \

@@ -118,7 +118,7 @@ def _submit(
         *args,
         cwd=config.parent,
         extra_env={"PATH": path},
-        timeout=60,
+        timeout=180,
     )
 
 

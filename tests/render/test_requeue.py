@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,16 +23,24 @@ from automodel_launch.render.slurm import render_sbatch
 from tests.render.test_injection import _shellcheck
 
 # srun stand-in: one task that stops on SIGTERM (as AutoModel's ranks do) or exits 3
-# after FAKE_SRUN_SECONDS; it records what happens to it
+# after FAKE_SRUN_SECONDS; it records what happens to it. Its job step (squeue -s) is
+# there FAKE_STEP_DELAY seconds after it starts.
 FAKE_SRUN = """#!/bin/bash
-echo $$ > "$RECORD/srun.pid"
 trap 'echo "srun got TERM" >> "$RECORD/events"; exit 0' TERM
+echo $$ > "$RECORD/srun.pid"
 end=$((SECONDS + FAKE_SRUN_SECONDS))
+sleep "${FAKE_STEP_DELAY:-0}"
+touch "$RECORD/step"
 while (( SECONDS < end )); do sleep 0.1; done
 echo "srun ended" >> "$RECORD/events"
 exit 3
 """
-FAKE_SQUEUE = '#!/bin/bash\nprintf "%s.batch\\n%s.0\\n" "$SLURM_JOB_ID" "$SLURM_JOB_ID"\n'
+# squeue stand-in: the time the job has used (FAKE_USED, -o %M), or its steps (-s)
+FAKE_SQUEUE = """#!/bin/bash
+if [[ " $* " == *" %M "* ]]; then echo "$FAKE_USED"; exit; fi
+echo "$SLURM_JOB_ID.batch"
+if [ -e "$RECORD/step" ]; then echo "$SLURM_JOB_ID.0"; fi
+"""
 FAKE_SCANCEL = """#!/bin/bash
 echo "scancel $*" >> "$RECORD/events"
 kill -TERM "$(cat "$RECORD/srun.pid")"
@@ -127,10 +136,15 @@ def run_job(
     *,
     srun_seconds: float,
     restarts: str | None = None,
-    signal_after: float | None = 0.5,
+    signal_after: float | None = 1.0,
     signum: int = signal.SIGUSR1,
+    used: str = "0:00",
+    step_delay: float = 0,
 ) -> tuple[int, list[str], str]:
-    """Run the script; send it the signal once srun is up. (exit code, events, output)"""
+    """Run the script; send it the signal ``signal_after`` s after srun started (time for
+    the batch shell to reach its ``wait``). (exit code, events, output)
+
+    ``used`` is what squeue says the job has used when the script starts (-o %M)."""
     bin_dir = tmp / "bin"
     bin_dir.mkdir()
     for name, body in (("srun", FAKE_SRUN), ("squeue", FAKE_SQUEUE), ("scancel", FAKE_SCANCEL),
@@ -145,6 +159,8 @@ def run_job(
         "SLURM_JOB_ID": "4242",
         "SLURM_JOB_NODELIST": "node1",
         "FAKE_SRUN_SECONDS": str(srun_seconds),
+        "FAKE_STEP_DELAY": str(step_delay),
+        "FAKE_USED": used,
     }
     if restarts is not None:
         environ["SLURM_RESTART_COUNT"] = restarts
@@ -153,12 +169,13 @@ def run_job(
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     if signal_after is not None:
-        deadline = time.monotonic() + 10
-        while not (tmp / "srun.pid").exists() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while not (tmp / "srun.pid").exists():
+            assert job.poll() is None and time.monotonic() < deadline, "srun did not start"
             time.sleep(0.05)
         time.sleep(signal_after)
         job.send_signal(signum)
-    output, _ = job.communicate(timeout=30)
+    output, _ = job.communicate(timeout=120)
     events = (tmp / "events").read_text().splitlines() if (tmp / "events").exists() else []
     return job.returncode, events, output
 
@@ -213,7 +230,7 @@ def test_an_early_signal_waits_for_its_time(tmp_path: Path) -> None:
     code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="1")
     assert events == ["srun ended"] and code == 3, output
     assert re.search(r"USR1 at \d+s is early for this run: acting at 510s\n", output)
-    assert time.monotonic() - started < 10  # the timer does not hold the script
+    assert time.monotonic() - started < 120  # the timer (510 s) does not hold the script
 
 
 def test_a_run_without_a_signal_exits_with_srun_status(tmp_path: Path) -> None:
@@ -224,13 +241,75 @@ def test_a_run_without_a_signal_exits_with_srun_status(tmp_path: Path) -> None:
 
 
 def test_an_early_signal_is_acted_on_at_its_time(tmp_path: Path) -> None:
-    # a 2-minute limit signalled 85 s before: acted on from second 5 of the run
-    doc = document(time="2", signal="USR1@85", requeue=True)
-    code, events, output = run_job(tmp_path, doc, srun_seconds=30, signal_after=0)
+    # a 2-minute limit signalled 80 s before: acted on from second 10 of the run (a
+    # script slow to start on a busy machine still gets the signal early)
+    doc = document(time="2", signal="USR1@80", requeue=True)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=40, signal_after=0)
     assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
     assert code == 0, output
     early, acted = output.splitlines()[:2]
-    assert re.fullmatch(
-        r"automodel-launch: USR1 at [0-4]s is early for this run: acting at 5s", early
+    found = re.fullmatch(
+        r"automodel-launch: USR1 at (\d+)s is early for this run: acting at 10s", early
     )
-    assert re.fullmatch(r"automodel-launch: USR1 at [5-7]s: SIGTERM to the ranks .*", acted)
+    assert found and int(found[1]) < 10, output
+    found = re.fullmatch(r"automodel-launch: USR1 at (\d+)s: SIGTERM to the ranks .*", acted)
+    assert found and int(found[1]) >= 10, output
+
+
+def test_the_clock_is_the_allocation_s_when_the_batch_step_starts_late(tmp_path: Path) -> None:
+    # a 2-minute limit signalled 60 s before: early before second 30 of the allocation.
+    # The batch step started 40 s into it (a busy node): the signal is on time, and
+    # acted on at once, not 30 s later by the script's own clock (too late to requeue)
+    doc = document(time="2", signal="USR1@60", requeue=True)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=30, used="0:40")
+    assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
+    assert code == 0, output
+    assert "early" not in output
+    found = re.match(r"automodel-launch: USR1 at (\d+)s: SIGTERM to the ranks ", output)
+    assert found and int(found[1]) >= 40, output
+
+
+@pytest.mark.parametrize(
+    ("used", "seconds"),
+    [("0:07", 7), ("12:05", 725), ("1:02:03", 3723), ("08:09:10", 29350),
+     ("2-03:04:05", 183845), ("INVALID", None), ("", None), ("1:2:3:4", None),
+     ("fail", None), ("no job", None)],
+)  # fmt: skip
+def test_the_clock_reads_what_squeue_says_the_job_used(
+    tmp_path: Path, used: str, seconds: int | None
+) -> None:
+    """The script's clock function alone, against squeue answers of every shape; without
+    an answer (or outside a job) the script keeps its own clock."""
+    text = script(document(signal="USR1@60", requeue=True))
+    function = re.search(r"^requeue_job_clock\(\) \{\n.*?^\}\n", text, re.M | re.S)
+    assert function
+    squeue = tmp_path / "squeue"
+    squeue.write_text(
+        '#!/bin/bash\necho "squeue $*" >> "$RECORD/calls"\n'
+        '[ "$FAKE_USED" != fail ] || exit 1\necho "$FAKE_USED"\n'
+    )
+    squeue.chmod(0o755)
+    environ = {"PATH": f"{tmp_path}:{os.environ['PATH']}", "RECORD": str(tmp_path),
+               "FAKE_USED": used}  # fmt: skip
+    if used != "no job":
+        environ["SLURM_JOB_ID"] = "4242"
+    shell = f"set -euo pipefail\n{function[0]}requeue_job_clock\necho $SECONDS\n"
+    done = subprocess.run(
+        ["bash", "-c", shell], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    calls = (tmp_path / "calls").read_text() if (tmp_path / "calls").exists() else ""
+    assert calls == ("" if used == "no job" else "squeue -h -j 4242 -o %M\n")
+    clock = int(done.stdout)
+    if seconds is None:  # the script's own clock: the seconds since bash started
+        assert clock < 60
+    else:
+        assert seconds <= clock < seconds + 60
+
+
+def test_ranks_whose_step_is_not_there_yet_get_sigterm_when_it_is(tmp_path: Path) -> None:
+    # the signal comes while srun is still creating the step: no step to signal yet
+    doc = document(time="2", signal="USR1@90", requeue=True)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=60, signal_after=0, step_delay=3)
+    assert events == ["scancel --signal=TERM 4242.0", "srun got TERM", "scontrol requeue 4242"]
+    assert code == 0, output

@@ -32,25 +32,29 @@ sys.exit(errors.run(body))
 """
 
 
+READY = "echo $$ > started\n"
+"""The line a run's script says it is ready with (its signal handling in place)."""
+
+
 def start(job_dir: Path, script: str, grace: float = 30.0) -> subprocess.Popen[str]:
-    (job_dir / "run.sh").write_text("#!/bin/bash\necho $$ > started\n" + script)
+    """Run ``script`` (which has a :data:`READY` line) as a local run; back once it is ready."""
+    (job_dir / "run.sh").write_text("#!/bin/bash\n" + script)
     process = subprocess.Popen(
         [sys.executable, "-c", RUNNER.format(grace=grace), str(job_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # a limit for a broken run: a busy machine is faster
     while not (job_dir / "started").exists() or not (job_dir / "started").read_text():
-        assert time.monotonic() < deadline, "the run did not start"
+        assert process.poll() is None and time.monotonic() < deadline, "the run did not start"
         time.sleep(0.05)
-    time.sleep(0.2)  # let the script reach its sleep
     return process
 
 
 def group_alive(job_dir: Path) -> bool:
     """Any process of the run's group still running (zombies waiting for init do not count)."""
     group = (job_dir / "started").read_text().strip()
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         running = []
         for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -68,20 +72,19 @@ def group_alive(job_dir: Path) -> bool:
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_the_signal_reaches_the_run(tmp_path: Path, signum: int, code: int) -> None:
-    process = start(
-        tmp_path, f"trap 'echo stopped > got; exit 1' {signum.name[3:]}\nsleep 30 &\nwait\n"
-    )
+    script = f"trap 'echo stopped > got; exit 1' {signum.name[3:]}\n{READY}sleep 30 &\nwait\n"
+    process = start(tmp_path, script)
     process.send_signal(signum)
-    _, stderr = process.communicate(timeout=5)
+    _, stderr = process.communicate(timeout=60)
     assert process.returncode == code, stderr
     assert (tmp_path / "got").read_text() == "stopped\n"
     assert not group_alive(tmp_path)
 
 
 def test_a_run_that_ignores_the_signal_is_killed_after_the_grace_time(tmp_path: Path) -> None:
-    process = start(tmp_path, "trap '' TERM\nsleep 30\n", grace=0.5)
+    process = start(tmp_path, f"trap '' TERM\n{READY}sleep 30\n", grace=0.5)
     process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=5)
+    _, stderr = process.communicate(timeout=60)
     assert (process.returncode, stderr) == (143, "terminated\n")
     assert not group_alive(tmp_path)
 

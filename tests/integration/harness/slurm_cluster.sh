@@ -29,7 +29,7 @@ NODES=(node1 node2)
 PARTITION='batch'
 CTLD_PORT=${AUTOMODEL_LAUNCH_SLURM_CTLD_PORT:-16917}
 SLURMD_PORT=${AUTOMODEL_LAUNCH_SLURMD_PORT:-17101}  # node i listens on SLURMD_PORT+i-1
-WAIT=60
+WAIT=180                                 # a limit: a busy machine starts the daemons sooner
 
 CONF=$DIR/etc/slurm.conf
 RUN=$DIR/run
