@@ -127,7 +127,10 @@ class Manifest(BaseModel):
     @field_validator("submitted_at")
     @classmethod
     def _a_real_time(cls, value: str) -> str:
-        _epoch(value)  # 2026-13-45T99:00:00Z has the shape, not the meaning
+        try:
+            _epoch(value)  # 2026-13-45T99:00:00Z has the shape, not the meaning
+        except ValueError:
+            raise ValueError("is not a real date and time") from None
         return value
 
     @model_validator(mode="after")
