@@ -270,9 +270,11 @@ def test_a_locked_registry_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyP
     holder = sqlite3.connect(registry_path())
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(RegistryError, match="is locked by another process"):
-            with open_registry() as registry:
-                registry.add(manifest(tmp_path, "/j"))
+        with (
+            pytest.raises(RegistryError, match="is locked by another process"),
+            open_registry() as registry,
+        ):
+            registry.add(manifest(tmp_path, "/j"))
     finally:
         holder.rollback()
         holder.close()
