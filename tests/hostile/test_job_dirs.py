@@ -378,3 +378,26 @@ def test_a_job_dir_that_is_gone_or_a_file(tmp_path: Path) -> None:
     done = run_cli("logs", manifest.id, cwd=tmp_path)
     clean(done, 0, lines=0)
     assert done.stdout == ""
+
+
+def test_cancel_never_passes_an_option_as_a_job_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scheduler_id: --me`` would make ``scancel --me`` cancel every job of the user."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("scancel", "squeue", "sacct"):
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/ran\n')
+        (bin_dir / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    bad = tmp_path / "jobs" / "bad"
+    bad.mkdir(parents=True)
+    (bad / MANIFEST).write_text(manifest_json(tmp_path, scheduler_id="--me"))
+    done = run_cli("cancel", str(bad), cwd=tmp_path)
+    clean(done, 1)
+    assert done.stderr == (
+        f"error: cannot read {bad / MANIFEST}: it is not a job manifest (scheduler_id is not a "
+        "slurm job id); submit writes this file: restore it, or move the job directory away if "
+        "it holds no job\n"
+    )
+    assert not (tmp_path / "ran").exists()
