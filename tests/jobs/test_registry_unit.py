@@ -4,6 +4,7 @@ each with the exact message (these are the tests mutation testing runs)."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -79,9 +80,13 @@ def test_rows_round_trip_newest_first_and_filtered(tmp_path: Path) -> None:
         assert registry.jobs(since=1577836801.0) == [same_time, new, sky]
         assert registry.jobs(since=-1e30) == [same_time, new, sky, old]
         assert registry.jobs(since=1e30) == []  # past 9999: nothing, no overflow
+        first = manifest(tmp_path, "/e", "9", submitted_at="1970-01-01T00:00:00Z")
+        registry.add(first)
+        assert registry.jobs(since=0.5)[-1] == first  # before 1970 is 1970 itself
+        assert registry.jobs(since=1.0)[-1] == old
         assert registry.problems == []
         registry.add(new.model_copy(update={"name": "renamed"}))
-        assert [m.name for m in registry.jobs()] == ["renamed", "train", "train", "train"]
+        assert [m.name for m in registry.jobs()] == ["renamed", "train", "train", "train", "train"]
     row = sqlite3.connect(registry_path()).execute(
         "SELECT id, name, launcher, scheduler_id, job_dir, submitted_at FROM jobs WHERE id = ?",
         (old.id,),
@@ -105,6 +110,7 @@ def test_find_by_each_kind_in_order(tmp_path: Path) -> None:
         assert registry.find("AAAA") == []  # exact, not case-folded
         assert registry.find("a_a") == [] and registry.find("a%") == []  # no wildcards
         assert registry.find("~nobody-here/x") == []
+        assert registry.find("~nobody-here") == []
         assert registry.find("") == [by_name, second, first]  # every id starts with ''
 
 
@@ -112,12 +118,15 @@ def test_find_a_directory_given_relative_or_with_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = manifest(tmp_path, str(tmp_path / "run"))
+    literal = manifest(tmp_path, str(tmp_path / "~nobody-here" / "x"), "6")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     with open_registry() as registry:
         registry.add(made)
+        registry.add(literal)
         assert registry.find("run") == [made]
         assert registry.find("~/run") == [made]
+        assert registry.find("~nobody-here/x") == [literal]  # no such user: taken as written
 
 
 def test_damaged_records_are_left_out_with_a_warning(tmp_path: Path) -> None:
@@ -137,9 +146,12 @@ def test_damaged_records_are_left_out_with_a_warning(tmp_path: Path) -> None:
             f"a record of the job registry {database} is not a job manifest (Invalid JSON: "
             f"key must be a string at line 1 column 2); {drops}",
         ]
+        assert registry.jobs() == [good]
+        assert len(registry.problems) == 4  # each call adds what it met
         registry.problems.clear()
         assert registry.find("n") == [good]  # one good and one damaged record match
-        assert len(registry.problems) == 1
+        assert registry.find("n") == [good]
+        assert len(registry.problems) == 2
         with pytest.raises(BadRecord) as raised:
             registry.find("bad1")
         assert str(raised.value).startswith(f"a record of the job registry {database} is not")
@@ -155,7 +167,7 @@ def test_reindex_replaces_the_rows_under_a_directory_only(tmp_path: Path) -> Non
     runs = tmp_path / "runs"
     kept = {
         name: manifest(tmp_path, str(runs / name / "job"), str(n + 1))
-        for n, name in enumerate(["aXb", "a_bc", "A_B", "a%b"])
+        for n, name in enumerate(["aXb", "a_bc", "A_B", "a%b", "a", "b"])
     }
     stale = manifest(tmp_path, str(runs / "a_b" / "gone"), "20")
     top = manifest(tmp_path, str(runs / "a_b"), "21")
@@ -176,6 +188,8 @@ def test_reindex_replaces_the_rows_under_a_directory_only(tmp_path: Path) -> Non
         assert {m.id for m in registry.jobs()} == {m.id for m in kept.values()} | {fresh.id}
         assert registry.problems == []
         assert registry.reindex(runs / "a_b" / "new") == (1, [])
+        assert registry.reindex(runs / "a ") == (0, [])  # the rows of runs/a stay
+        assert registry.reindex(runs / "bX") == (0, [])  # and those of runs/b
         assert registry.reindex(tmp_path / "nothing-here") == (0, [])
         assert {m.id for m in registry.jobs()} == {m.id for m in kept.values()} | {fresh.id}
         assert registry.reindex(runs) == (1, [problems[0]])
@@ -238,10 +252,12 @@ def test_a_real_corrupt_file_and_setting_it_aside(tmp_path: Path) -> None:
     Path(f"{path}-wal").write_text("x")
     with pytest.raises(CorruptRegistry), open_registry() as registry:
         registry.jobs()
+    Path(f"{path}-wal").write_text("x")
+    Path(f"{path}-shm").write_text("x")
     aside = set_aside(path)
-    assert aside.name.startswith("jobs.sqlite.corrupt-") and aside.read_bytes().startswith(b"this")
-    assert not path.exists() and not Path(f"{path}-wal").exists()
-    assert set_aside.__name__ == "set_aside"
+    assert re.fullmatch(r"jobs\.sqlite\.corrupt-20[0-9]{6}-[0-9]{6}", aside.name), aside.name
+    assert aside.parent == path.parent and aside.read_bytes().startswith(b"this")
+    assert sorted(p.name for p in path.parent.iterdir()) == [aside.name]
     with open_registry() as registry:
         assert registry.jobs() == []
 
