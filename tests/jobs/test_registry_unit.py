@@ -258,6 +258,9 @@ def test_a_real_corrupt_file_and_setting_it_aside(tmp_path: Path) -> None:
     assert re.fullmatch(r"jobs\.sqlite\.corrupt-20[0-9]{6}-[0-9]{6}", aside.name), aside.name
     assert aside.parent == path.parent and aside.read_bytes().startswith(b"this")
     assert sorted(p.name for p in path.parent.iterdir()) == [aside.name]
+    aside.unlink()
+    path.write_bytes(b"no WAL files beside this one")
+    assert set_aside(path).read_bytes() == b"no WAL files beside this one"
     with open_registry() as registry:
         assert registry.jobs() == []
 
