@@ -87,6 +87,8 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
     """
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise JobDirError(f"{target} already exists and is not empty; pick a new job directory")
+    if target.is_dir() and not claimed:
+        _check_writable(target)
     existed = target.exists() and not claimed
     created: list[Path] = list(claimed)
     staging: Path | None = None
@@ -106,6 +108,20 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
             _remove_empty(created)
             raise
     return Written(target, tuple(files), (*(() if existed else (target,)), *created))
+
+
+def _check_writable(target: Path) -> None:
+    """An existing empty directory is used only if its owner may write to it: renaming the
+    staged files over it would otherwise replace a read-only directory with a writable one
+    (the check is on the mode, so it holds for root too)."""
+    import stat
+
+    if target.is_symlink():
+        raise JobDirError(f"{target} is a link; give the directory it points to, or a new one")
+    if not target.stat().st_mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+        raise JobDirError(
+            f"{target} is read-only; make it writable (chmod u+w) or pick a new job directory"
+        )
 
 
 def remove_job_dir(written: Written) -> None:

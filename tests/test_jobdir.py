@@ -184,3 +184,40 @@ def test_a_claimed_directory_is_removed_with_its_parents_when_the_write_fails(
     with pytest.raises(FileNotFoundError):
         write_job_dir(target, {"sub/file": "x"}, claimed)  # a name the write cannot make
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_read_only_directory_is_refused_and_kept(tmp_path: Path) -> None:
+    target = tmp_path / "job"
+    target.mkdir(mode=0o555)
+    with pytest.raises(JobDirError) as raised:
+        write_job_dir(target, {"run.sh": "echo\n"})
+    assert str(raised.value) == (
+        f"{target} is read-only; make it writable (chmod u+w) or pick a new job directory"
+    )
+    assert target.stat().st_mode & 0o777 == 0o555 and list(target.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["job"]  # no staging left
+
+
+def test_a_link_to_an_empty_directory_is_refused_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "job").symlink_to("real")
+    with pytest.raises(JobDirError, match="is a link; give the directory it points to"):
+        write_job_dir(tmp_path / "job", {"run.sh": "echo\n"})
+    assert (tmp_path / "job").is_symlink()
+
+
+def test_render_into_a_read_only_directory_is_one_error(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    target = tmp_path / "job"
+    target.mkdir(mode=0o555)
+    config = tmp_path / "c.yaml"
+    config.write_text((ROOT / "examples" / "llm_finetune_slurm.yaml").read_text())
+    done = run_cli("render", str(config), "--job-dir", str(target), "--no-check-paths",
+                   cwd=tmp_path)  # fmt: skip
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[-1] == (
+        f"error: {target} is read-only; make it writable (chmod u+w) or pick a new job directory"
+    )
+    assert "Traceback" not in done.stderr
+    assert target.stat().st_mode & 0o777 == 0o555

@@ -13,15 +13,10 @@ def command(
 ) -> None:
     """Cancel the job and show its state."""
     from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import JobError, backend
-    from automodel_launch.secrets import display
+    from automodel_launch.jobs.status import backend
 
     manifest = load_job(job)
-    try:
-        status = backend(manifest.launcher).cancel(manifest)
-    except JobError as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+    status = backend(manifest.launcher).cancel(manifest)
     if status.state == "CANCELLED":
         typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")
     elif status.finished:

@@ -62,16 +62,15 @@ def _list(launcher: str | None, state: str | None, after: float | None, output_f
     import sys
 
     from automodel_launch.jobs import view
-    from automodel_launch.jobs.registry import RegistryError, open_registry
+    from automodel_launch.jobs.registry import open_registry
     from automodel_launch.jobs.status import statuses
     from automodel_launch.secrets import display
 
-    try:
-        with open_registry() as registry:
-            manifests = registry.jobs(launcher, after)
-    except RegistryError as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+    with open_registry() as registry:
+        manifests = registry.jobs(launcher, after)
+        problems = registry.problems
+    for problem in problems:  # a damaged record: the other jobs are still listed
+        typer.echo(f"warning: {display(problem)}", err=True)
     shown = [s for s in statuses(manifests) if state is None or s.state == state]
     if output_format == "json":
         sys.stdout.write(view.jobs_json(shown))
@@ -88,9 +87,10 @@ def _list(launcher: str | None, state: str | None, after: float | None, output_f
 
 
 def _reindex(directory: Path) -> None:
+    """Only a registry SQLite itself calls corrupt is set aside; a damaged record is
+    dropped, and a manifest that cannot be read is skipped with a warning naming it."""
     from automodel_launch.jobs.registry import (
         CorruptRegistry,
-        RegistryError,
         open_registry,
         registry_path,
         set_aside,
@@ -99,21 +99,15 @@ def _reindex(directory: Path) -> None:
 
     if not directory.is_dir():
         raise typer.BadParameter(f"{directory} is not a directory", param_hint="--reindex")
-    for attempt in (1, 2):
-        try:
-            with open_registry() as registry:
-                count, problems = registry.reindex(directory)
-            break
-        except CorruptRegistry as exc:
-            if attempt == 2:
-                typer.echo(f"error: {display(str(exc))}", err=True)
-                raise typer.Exit(1) from None
-            aside = set_aside(registry_path())
-            shown = display(str(aside))
-            typer.echo(f"warning: the registry was corrupt; moved it to {shown}", err=True)
-        except RegistryError as exc:
-            typer.echo(f"error: {display(str(exc))}", err=True)
-            raise typer.Exit(1) from None
+    try:
+        with open_registry() as registry:
+            count, problems = registry.reindex(directory)
+    except CorruptRegistry:
+        aside = set_aside(registry_path())
+        typer.echo(f"warning: the registry was corrupt; moved it to {display(str(aside))}",
+                   err=True)  # fmt: skip
+        with open_registry() as registry:
+            count, problems = registry.reindex(directory)
     for problem in problems:
         typer.echo(f"warning: skipped {display(problem)}", err=True)
     root = display(str(directory.expanduser().absolute()))

@@ -21,13 +21,8 @@ def command(
 ) -> None:
     """Print the job's output."""
     from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import JobError, backend
-    from automodel_launch.secrets import display
+    from automodel_launch.jobs.status import backend
 
     manifest = load_job(job)
-    try:
-        code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
-    except JobError as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
-    raise typer.Exit(code)
+    code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
+    raise typer.Exit(code)  # the job's own exit code (README: logs --follow)

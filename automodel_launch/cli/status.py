@@ -64,15 +64,8 @@ def command(
 
 
 def load_job(text: str) -> Manifest:
-    """The job JOB names; a clear error (exit 1) when none or several, or the registry fails."""
+    """The job JOB names; a JobError, ManifestError or RegistryError (exit 1) when none or
+    several, its manifest cannot be read, or the registry fails."""
     from automodel_launch.jobs.lookup import find_job
-    from automodel_launch.jobs.manifest import ManifestError
-    from automodel_launch.jobs.registry import RegistryError
-    from automodel_launch.jobs.status import JobError
-    from automodel_launch.secrets import display
 
-    try:
-        return find_job(text)
-    except (JobError, ManifestError, RegistryError) as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+    return find_job(text)

@@ -12,6 +12,7 @@ import signal
 import time
 from pathlib import Path
 
+from automodel_launch.jobs.files import EXIT_FILE
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import (
@@ -55,7 +56,7 @@ def status_of(manifest: Manifest) -> JobStatus:
     left = left_behind(manifest)
     if left is not None:
         state, code = left
-        ended = _mtime(Path(manifest.job_dir) / "exit_code")
+        ended = _mtime(Path(manifest.job_dir) / EXIT_FILE)
         return JobStatus(
             manifest, state, scheduler_state=state.lower(), nodes="localhost",
             started_at=started_at, ended_at=ended or time.time(), exit_code=code, log_path=log,
@@ -87,9 +88,9 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
 def cancel(manifest: Manifest, *, grace: float = 10.0) -> JobStatus:
     """SIGTERM to the run's process group; SIGKILL what is left after ``grace`` seconds."""
     status = status_of(manifest)
-    if status.state != "RUNNING":
+    pid = manifest.details.get("pid")
+    if status.state != "RUNNING" or not isinstance(pid, int):
         return status
-    pid = manifest.details["pid"]
     mark_cancelled(manifest)
     try:
         os.killpg(pid, signal.SIGTERM)
@@ -130,6 +131,6 @@ def _has_live_member(pgid: int) -> bool:
 
 def _mtime(path: Path) -> float | None:
     try:
-        return path.stat().st_mtime
+        return path.lstat().st_mtime  # the file's own time, not a link's target's
     except OSError:
         return None

@@ -5,6 +5,7 @@ cleans them for display (a token or control character in JOB never reaches the t
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -13,14 +14,14 @@ from automodel_launch.jobs.manifest import MANIFEST, Manifest, read_manifest
 from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobError
 
-_SPAN = re.compile(r"^(\d+)([smhdw])$")
+_SPAN = re.compile(r"^([0-9]+)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 def find_job(text: str) -> Manifest:
-    directory = Path(text).expanduser()
-    if (directory / MANIFEST).is_file():
-        return read_manifest(directory.absolute())
+    directory = _expanded(text)
+    if directory.is_dir() and os.path.lexists(directory / MANIFEST):
+        return read_manifest(directory.absolute())  # what it is, or why it cannot be read
     with open_registry() as registry:
         found = registry.find(text)
     if not found:
@@ -36,8 +37,20 @@ def find_job(text: str) -> Manifest:
 
 
 def since_epoch(text: str) -> float:
-    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now."""
+    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now (not before 1970:
+    a span longer than that is every job)."""
     match = _SPAN.fullmatch(text.strip())
     if match is None:
         raise ValueError(f"{text!r} is not a time span like 2d, 12h, 30m, 1w")
-    return time.time() - int(match.group(1)) * _UNIT[match.group(2)]
+    digits = match.group(1).lstrip("0") or "0"
+    if len(digits) > 15:  # longer ago than there are times: every job
+        return 0.0
+    return max(0.0, time.time() - int(digits) * _UNIT[match.group(2)])
+
+
+def _expanded(text: str) -> Path:
+    """JOB as a path, ``~`` expanded when it can be (``~nobody`` is taken as written)."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        return Path(text)

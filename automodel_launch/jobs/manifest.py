@@ -2,64 +2,154 @@
 
 Written with the rest of the job directory (all files or none), before the job is
 handed over; once the scheduler has answered, its id is added by replacing the file
-in one rename, so a reader never sees half a manifest. The job directories are the
-source of truth: the registry is an index of these files and can be rebuilt from them.
-Nothing secret goes in: the command line is cleaned by :mod:`automodel_launch.secrets`.
+in one rename (:func:`automodel_launch.jobs.files.write_job_file`), so a reader never
+sees half a manifest. The job directories are the source of truth: the registry is an
+index of these files and can be rebuilt from them. Nothing secret goes in: the command
+line is cleaned by :mod:`automodel_launch.secrets`.
+
+A manifest comes back from a directory anyone could have written to, so it is a model
+with a bound on every field: what does not fit is not a manifest (a clear error naming
+the file and the field). The bounds are such that the largest manifest the writer can
+produce fits :data:`MAX_BYTES`, the reader's limit, even with every character escaped:
+the command line is shortened when written (:func:`capped_command_line`), never refused.
 """
 
 from __future__ import annotations
 
+import calendar
 import hashlib
-import json
+import math
 import os
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
+from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.secrets import Redactor, is_secret_name
 
 MANIFEST = "manifest.json"
 FORMAT = 1
 MAX_BYTES = 1024 * 1024
-"""A manifest is a few kilobytes; anything far larger is not one."""
+"""The reader's limit; the bounds below keep every manifest the writer makes under it."""
+MAX_ARGS = 64
+"""Arguments of the command line kept in the manifest (the rest are counted)."""
+MAX_ARG_CHARS = 512
+"""Characters of one argument kept in the manifest (``--set`` values are in the job's
+``job_config.yaml`` whole)."""
+MAX_PATH_CHARS = 4096
+MAX_ARTIFACTS = 64
+MAX_DETAILS = 32
+MAX_DETAIL_CHARS = 256
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
+_STAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
+
+_NAME = r"^[^/\x00-\x1f\x7f]{1,255}$"
+"""One file-name component (the Slurm log is ``{name}_{scheduler_id}.out`` in the job dir)."""
+
+
+def _detail(value: Any) -> Any:
+    """A detail is a JSON scalar: a boolean, a 64-bit integer, a finite number, a short text."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and -(2**63) <= value <= 2**63:
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str) and len(value) <= MAX_DETAIL_CHARS:
+        return value
+    raise ValueError(
+        f"should be a boolean, an integer, a number or a text of at most {MAX_DETAIL_CHARS} "
+        "characters"
+    )
+
+
+def _not_dots(name: str) -> str:
+    if name in (".", ".."):
+        raise ValueError("is not a file name")
+    return name
+
+
+_ABSOLUTE = rf"^/[^\x00]{{0,{MAX_PATH_CHARS - 1}}}$"
+
+Id = Annotated[str, Field(pattern=r"^[0-9a-f]{6,32}$")]
+Name = Annotated[str, Field(pattern=_NAME), AfterValidator(_not_dots)]
+AbsolutePath = Annotated[str, Field(pattern=_ABSOLUTE)]
+Short = Annotated[str, Field(max_length=255)]
+Argument = Annotated[str, Field(max_length=MAX_ARG_CHARS)]
+DetailKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
+DetailValue = Annotated[Any, AfterValidator(lambda value: _detail(value))]
 
 
 class ManifestError(LaunchError):
     """A manifest that cannot be read; the message names the file and why."""
 
 
-@dataclass(frozen=True)
-class Manifest:
-    id: str
-    """Ours, given at submit: short, unique, stable across reindexing."""
-    name: str
-    launcher: str
-    job_dir: str
-    submitted_at: str
+class Manifest(BaseModel):
+    """What ``manifest.json`` holds (format 1). Fields are only ever added: one this
+    version does not know is ignored."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+    id: Id
+    """Ours, given at submit: 12 hex digits (6 to 32 are read), stable across reindexing."""
+    name: Name
+    launcher: Literal["slurm", "skypilot", "interactive"]
+    job_dir: AbsolutePath
+    submitted_at: Annotated[str, Field(pattern=_STAMP)]
     """ISO 8601, UTC."""
-    config_path: str
-    config_sha256: str
-    command_line: tuple[str, ...]
-    artifacts: tuple[str, ...]
-    tool_version: str = __version__
-    scheduler_id: str | None = None
-    cluster: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    config_path: AbsolutePath
+    config_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    command_line: Annotated[tuple[Argument, ...], Field(max_length=MAX_ARGS)]
+    artifacts: Annotated[tuple[Name, ...], Field(max_length=MAX_ARTIFACTS)]
+    tool_version: Annotated[str, Field(max_length=64)] = __version__
+    scheduler_id: Annotated[str, Field(max_length=32)] | None = None
+    """Checked against the launcher's grammar: it goes on a command line (``scancel ID``)."""
+    cluster: Short | None = None
+    details: Annotated[dict[DetailKey, DetailValue], Field(max_length=MAX_DETAILS)] = Field(
+        default_factory=dict
+    )
     """Per launcher: Slurm time limit and nodes, SkyPilot managed or not, a local pid."""
-    format: int = FORMAT
+    format: Literal[1] = 1
+
+    @field_validator("submitted_at")
+    @classmethod
+    def _a_real_time(cls, value: str) -> str:
+        try:
+            _epoch(value)  # 2026-13-45T99:00:00Z has the shape, not the meaning
+        except ValueError:
+            raise ValueError("is not a real date and time") from None
+        return value
+
+    @model_validator(mode="after")
+    def _ids_of_its_launcher(self) -> Manifest:
+        if self.scheduler_id is not None and not is_scheduler_id(self.launcher, self.scheduler_id):
+            raise ValueError(f"scheduler_id is not a {self.launcher} job id")
+        pid = self.details.get("pid")
+        if pid is not None and (type(pid) is not int or pid < 2 or str(pid) != self.scheduler_id):
+            raise ValueError("details.pid is not the run's process group (its scheduler_id)")
+        return self
 
     def to_json(self) -> str:
-        data = asdict(self)
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+        return self.model_dump_json(indent=2) + "\n"
 
     def with_scheduler(self, scheduler_id: str | None, **details: Any) -> Manifest:
         cluster = details.get("cluster", self.cluster)
         merged = {**self.details, **details}
-        return replace(self, scheduler_id=scheduler_id, cluster=cluster, details=merged)
+        update = {"scheduler_id": scheduler_id, "cluster": cluster, "details": merged}
+        return _validated({**self.model_dump(), **update}, "the job's manifest")
 
     @property
     def submitted_epoch(self) -> float:
@@ -79,68 +169,96 @@ def new_manifest(
     details: Mapping[str, Any] | None = None,
 ) -> Manifest:
     hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
-    return Manifest(
-        id=os.urandom(6).hex(),
-        name=name,
-        launcher=launcher,
-        job_dir=str(job_dir),
-        submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        config_path=str(config.absolute()),
-        config_sha256=hashlib.sha256(config.read_bytes()).hexdigest(),
-        command_line=tuple(hide(arg) for arg in argv),
-        artifacts=tuple(artifacts),
-        cluster=cluster,
-        details=dict(details or {}),
-    )
+    values = {
+        "id": os.urandom(6).hex(),
+        "name": name,
+        "launcher": launcher,
+        "job_dir": str(job_dir),
+        "submitted_at": time.strftime(STAMP, time.gmtime()),
+        "config_path": str(config.absolute()),
+        "config_sha256": hashlib.sha256(config.read_bytes()).hexdigest(),
+        "command_line": capped_command_line(hide(arg) for arg in argv),
+        "artifacts": tuple(artifacts),
+        "cluster": cluster,
+        "details": dict(details or {}),
+    }
+    return _validated(values, "the job's manifest")
+
+
+def capped_command_line(argv: Iterable[str]) -> tuple[str, ...]:
+    """The command line as the manifest keeps it: at most :data:`MAX_ARGS` arguments of
+    at most :data:`MAX_ARG_CHARS` characters; what is cut says how much."""
+    kept: list[str] = []
+    for arg in argv:
+        if len(arg) > MAX_ARG_CHARS:
+            cut = f"...(+{len(arg) - (MAX_ARG_CHARS - 24)} chars)"
+            arg = arg[: MAX_ARG_CHARS - 24] + cut
+        kept.append(arg)
+    if len(kept) > MAX_ARGS:
+        kept[MAX_ARGS - 1 :] = [f"...(+{len(kept) - MAX_ARGS + 1} arguments)"]
+    return tuple(kept)
 
 
 def read_manifest(job_dir: Path) -> Manifest:
-    from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
+    """The manifest of ``job_dir`` (read by :mod:`automodel_launch.jobs.files`' reader);
+    its ``job_dir`` is the directory it was read from, whatever the file says, so a moved
+    tree keeps working and a manifest naming another directory never sends the tool there."""
+    from automodel_launch.jobs.files import Unreadable, read_job_file
 
+    job_dir = job_dir.absolute()
     path = job_dir / MANIFEST
     try:
-        data = json.loads(read_regular(path, MAX_BYTES).decode("utf-8"))
-    except FileNotFoundError:
-        raise ManifestError(f"{job_dir} has no {MANIFEST}: it is not a submitted job") from None
-    except NotRegular as exc:
-        raise ManifestError(f"cannot read {path}: it is {exc.kind}, not a file") from None
-    except TooLarge as exc:
-        raise ManifestError(f"cannot read {path}: {exc.size} bytes is not a manifest") from None
-    except (OSError, ValueError) as exc:
-        raise ManifestError(f"cannot read {path}: {exc}") from None
-    return manifest_from(data, str(path))
-
-
-def manifest_from(data: Any, where: str) -> Manifest:
-    known = {f.name for f in fields(Manifest)}
+        text = read_job_file(job_dir, MANIFEST, MAX_BYTES)
+    except Unreadable as exc:
+        raise ManifestError(str(exc)) from None
+    if text is None:
+        raise ManifestError(f"{job_dir} has no {MANIFEST}: it is not a submitted job")
     try:
-        values = {k: v for k, v in data.items() if k in known}
-        values["command_line"] = tuple(values.get("command_line", ()))
-        values["artifacts"] = tuple(values.get("artifacts", ()))
-        manifest = Manifest(**values)
-        _epoch(manifest.submitted_at)
-    except (AttributeError, TypeError, ValueError) as exc:
-        raise ManifestError(f"{where} is not a job manifest ({exc})") from None
-    return manifest
+        manifest = manifest_from_json(text, "it")
+    except ManifestError as exc:
+        raise ManifestError(
+            f"cannot read {path}: {exc}; submit writes this file: restore it, or move the job "
+            "directory away if it holds no job"
+        ) from None
+    if manifest.job_dir == str(job_dir):
+        return manifest
+    return manifest.model_copy(update={"job_dir": str(job_dir)})
+
+
+def manifest_from_json(text: str | bytes, where: str) -> Manifest:
+    """The manifest ``text`` holds; a :class:`ManifestError` naming ``where``, the first
+    field that is wrong and how to fix it, when it holds none."""
+    try:
+        return Manifest.model_validate_json(text)
+    except ValidationError as exc:
+        raise ManifestError(f"{where} is not a job manifest ({_first(exc)})") from None
+
+
+def _validated(values: Mapping[str, Any], where: str) -> Manifest:
+    try:
+        return Manifest.model_validate(values)
+    except ValidationError as exc:
+        raise ManifestError(f"cannot record {where}: {_first(exc)}") from None
+
+
+def _first(exc: ValidationError) -> str:
+    """``id: Input should be a valid string`` (and how many more): never the value."""
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    more = f"; {len(errors) - 1} more" if len(errors) > 1 else ""
+    return f"{where}: {message}{more}" if where else f"{message}{more}"
+
+
+def _epoch(stamp: str) -> float:
+    return float(calendar.timegm(time.strptime(stamp, STAMP)))
 
 
 def update_manifest(manifest: Manifest) -> None:
     """Replace the job directory's manifest in one rename; a failed or interrupted
-    write leaves the old manifest and no staging file."""
-    from automodel_launch.interrupts import stop_signals_raise_once
+    write leaves the old manifest and no staging file; a link named ``manifest.json`` is
+    replaced, never written through."""
+    from automodel_launch.jobs.files import write_job_file
 
-    target = Path(manifest.job_dir) / MANIFEST
-    staging = target.with_name(f".{MANIFEST}.{os.getpid()}")
-    with stop_signals_raise_once():
-        try:
-            staging.write_text(manifest.to_json(), encoding="utf-8")
-            os.replace(staging, target)
-        except BaseException:
-            staging.unlink(missing_ok=True)
-            raise
-
-
-def _epoch(stamp: str) -> float:
-    import calendar
-
-    return float(calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")))
+    write_job_file(Path(manifest.job_dir), MANIFEST, manifest.to_json())

@@ -11,20 +11,19 @@ locked, corrupt or unwritable registry) is a :class:`RegistryError` that says wh
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.manifest import (
     MANIFEST,
+    STAMP,
     Manifest,
     ManifestError,
-    manifest_from,
+    manifest_from_json,
     read_manifest,
 )
 
@@ -45,6 +44,9 @@ CREATE INDEX IF NOT EXISTS jobs_submitted ON jobs (submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_scheduler ON jobs (scheduler_id);
 CREATE INDEX IF NOT EXISTS jobs_name ON jobs (name);
 """
+_NEWEST_FIRST = " ORDER BY submitted_at DESC, rowid DESC"
+_LAST = 253402300799.0
+"""9999-12-31T23:59:59Z: the last time the registry's ISO stamps can write."""
 
 
 class RegistryError(LaunchError):
@@ -71,6 +73,8 @@ class Registry:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
+        self.problems: list[str] = []
+        """Records left out because they hold no manifest (``jobs`` shows them as warnings)."""
 
     def add(self, manifest: Manifest) -> None:
         with self._errors(), self._db:
@@ -83,41 +87,51 @@ class Registry:
                     manifest.scheduler_id,
                     manifest.job_dir,
                     manifest.submitted_at,
-                    json.dumps(asdict(manifest)),
+                    manifest.model_dump_json(),
                 ),
             )
 
     def jobs(self, launcher: str | None = None, since: float | None = None) -> list[Manifest]:
-        """Newest first."""
+        """Newest first; a record that holds no manifest is left out (see :attr:`problems`)."""
         query, params = "SELECT manifest FROM jobs WHERE 1", []
         if launcher is not None:
             query += " AND launcher = ?"
             params.append(launcher)
         if since is not None:
             query += " AND submitted_at >= ?"
-            params.append(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since)))
-        return self._manifests(query + " ORDER BY submitted_at DESC, rowid DESC", params)
+            params.append(time.strftime(STAMP, time.gmtime(min(max(since, 0.0), _LAST))))
+        found, problems = self._manifests(query + _NEWEST_FIRST, params)
+        self.problems += problems
+        return found
 
     def find(self, text: str) -> list[Manifest]:
         """Jobs that JOB names: our id (or a unique start of it), a scheduler id, a job
-        directory, a job name; the first kind that matches wins, newest first."""
-        order = " ORDER BY submitted_at DESC, rowid DESC"
-        directory = str(Path(text).expanduser().absolute())
-        for query, param in (
-            ("SELECT manifest FROM jobs WHERE id = ?", text),
-            ("SELECT manifest FROM jobs WHERE scheduler_id = ?", text),
-            ("SELECT manifest FROM jobs WHERE job_dir = ?", directory),
-            ("SELECT manifest FROM jobs WHERE name = ?", text),
-            ("SELECT manifest FROM jobs WHERE id LIKE ? ESCAPE '\\'", _prefix(text)),
+        directory, a job name; the first kind that matches wins, newest first. A record
+        that matches but holds no manifest is left out; :class:`BadRecord` when only such
+        records match."""
+        try:
+            directory = str(Path(text).expanduser().absolute())
+        except RuntimeError:  # ~nobody: no such home, no such directory
+            directory = str(Path(text).absolute())
+        for query, params in (
+            ("SELECT manifest FROM jobs WHERE id = ?", [text]),
+            ("SELECT manifest FROM jobs WHERE scheduler_id = ?", [text]),
+            ("SELECT manifest FROM jobs WHERE job_dir = ?", [directory]),
+            ("SELECT manifest FROM jobs WHERE name = ?", [text]),
+            ("SELECT manifest FROM jobs WHERE substr(id, 1, length(?)) = ?", [text, text]),
         ):
-            found = self._manifests(query + order, [param])
+            found, problems = self._manifests(query + _NEWEST_FIRST, params)
             if found:
+                self.problems += problems
                 return found
+            if problems:
+                raise BadRecord(problems[0])
         return []
 
     def reindex(self, directory: Path) -> tuple[int, list[str]]:
         """Rebuild the rows of the job directories under ``directory`` from their
-        manifests: (how many were recorded, the manifests that could not be read)."""
+        manifests: (how many were recorded, the manifests that could not be read). Rows
+        of other directories stay, but those that hold no manifest are dropped."""
         root = directory.expanduser().absolute()
         found: list[Manifest] = []
         problems: list[str] = []
@@ -126,13 +140,16 @@ class Registry:
                 found.append(read_manifest(path.parent))
             except ManifestError as exc:
                 problems.append(str(exc))
+        below = str(root).rstrip("/") + "/"
         with self._errors(), self._db:
             self._db.execute(
-                "DELETE FROM jobs WHERE job_dir = ? OR job_dir LIKE ? ESCAPE '\\'",
-                (str(root), _prefix(str(root).rstrip("/") + "/")),
+                "DELETE FROM jobs WHERE job_dir = ? OR substr(job_dir, 1, length(?)) = ?",
+                (str(root), below, below),
             )
             rows = self._db.execute("SELECT rowid, manifest FROM jobs").fetchall()
-            unreadable = [(rowid,) for rowid, text in rows if not _readable(text, self.path)]
+            unreadable = [
+                (rowid,) for rowid, text in rows if isinstance(_read_row(text, self.path), str)
+            ]
             self._db.executemany("DELETE FROM jobs WHERE rowid = ?", unreadable)
         for manifest in found:
             self.add(manifest)
@@ -141,10 +158,18 @@ class Registry:
     def close(self) -> None:
         self._db.close()
 
-    def _manifests(self, query: str, params: list[str]) -> list[Manifest]:
+    def _manifests(self, query: str, params: list[str]) -> tuple[list[Manifest], list[str]]:
         with self._errors():
             rows = self._db.execute(query, params).fetchall()
-        return [_read_row(row[0], self.path) for row in rows]
+        found: list[Manifest] = []
+        problems: list[str] = []
+        for (text,) in rows:
+            read = _read_row(text, self.path)
+            if isinstance(read, Manifest):
+                found.append(read)
+            else:
+                problems.append(read)
+        return found, problems
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -192,18 +217,27 @@ def set_aside(path: Path) -> Path:
 
 
 class CorruptRegistry(RegistryError):
-    """The file is not a SQLite database (or a damaged one)."""
+    """SQLite says the file is not a database, or a damaged one: only then is it set aside."""
+
+
+class BadRecord(RegistryError):
+    """A record that holds no manifest (an edited or damaged row): the registry is
+    healthy; ``jobs --reindex`` drops such records."""
+
+
+_CORRUPT = (11, 26)
+"""SQLITE_CORRUPT and SQLITE_NOTADB: the primary result codes of a damaged file."""
 
 
 def _describe(exc: sqlite3.Error, path: Path) -> RegistryError:
     text = str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
     if "locked" in text or "busy" in text:
         return RegistryError(
             f"the job registry {path} is locked by another process (waited "
             f"{_timeout():.0f}s); try again when it is done"
         )
-    corrupt = "not a database" in text or "malformed" in text
-    if corrupt or not isinstance(exc, sqlite3.OperationalError):
+    if code is not None and code & 0xFF in _CORRUPT:
         return CorruptRegistry(
             f"the job registry {path} is corrupt ({text}); `automodel-launch jobs --reindex "
             "DIR` sets it aside and rebuilds it from the job directories under DIR"
@@ -216,30 +250,18 @@ def _describe(exc: sqlite3.Error, path: Path) -> RegistryError:
     return RegistryError(f"the job registry {path} failed: {text}")
 
 
-def _read_row(text: str, path: Path) -> Manifest:
-    """A record's manifest; one that is not (an edited or damaged file) makes the
-    registry corrupt: ``jobs --reindex`` drops such records."""
+def _read_row(text: object, path: Path) -> Manifest | str:
+    """A record's manifest, or why it holds none (an edited or damaged row)."""
     where = f"a record of the job registry {path}"
+    if not isinstance(text, str):
+        return f"{where} is not JSON text; {_DROPS}"
     try:
-        return manifest_from(json.loads(text), where)
-    except ValueError as exc:  # not JSON
-        problem = f"{where} is not JSON ({exc})"
+        return manifest_from_json(text, where)
     except ManifestError as exc:
-        problem = str(exc)
-    raise CorruptRegistry(
-        f"{problem}; `automodel-launch jobs --reindex DIR` drops such records and rebuilds "
-        "the ones of the job directories under DIR"
-    )
+        return f"{exc}; {_DROPS}"
 
 
-def _readable(text: str, path: Path) -> bool:
-    try:
-        _read_row(text, path)
-    except CorruptRegistry:
-        return False
-    return True
-
-
-def _prefix(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
+_DROPS = (
+    "`automodel-launch jobs --reindex DIR` drops such records and rebuilds the ones of "
+    "the job directories under DIR"
+)

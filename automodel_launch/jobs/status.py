@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from automodel_launch.errors import LaunchError
+from automodel_launch.jobs.files import (
+    CANCELLED_FILE,
+    cancelled_marker,
+    exit_status,
+    write_job_file,
+)
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED, Reason, State, explain
-
-EXIT_FILE = "exit_code"
-"""Written by the job itself (the SBATCH script's EXIT trap, the local run's wrapper)."""
-CANCELLED_FILE = "cancelled"
-"""Written by ``cancel``: the job was stopped on purpose."""
 
 
 class JobError(LaunchError):
@@ -115,47 +116,53 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
                 found[m.id] = JobStatus(m, "UNKNOWN", note=f"unknown launcher {launcher!r}")
             continue
         for status in backend(launcher).statuses(group):
-            found[status.manifest.id] = _with_missing_dir(status)
+            found[status.manifest.id] = _with_job_dir_notes(status)
     return [found[m.id] for m in manifests]
 
 
-def _with_missing_dir(status: JobStatus) -> JobStatus:
-    if Path(status.manifest.job_dir).is_dir():
-        return status
+def _with_job_dir_notes(status: JobStatus) -> JobStatus:
     from dataclasses import replace
 
-    return replace(
-        status,
-        note=f"the job directory {status.manifest.job_dir} no longer exists; "
-        "`automodel-launch jobs --reindex DIR` (its parent) drops this record",
-    )
+    if not Path(status.manifest.job_dir).is_dir():
+        return replace(
+            status,
+            note=f"the job directory {status.manifest.job_dir} no longer exists; "
+            "`automodel-launch jobs --reindex DIR` (its parent) drops this record",
+        )
+    notes = job_dir_notes(status.manifest)
+    if not notes:
+        return status
+    return replace(status, note="; ".join([*([status.note] if status.note else []), *notes]))
 
 
 def left_behind(manifest: Manifest) -> tuple[State, int | None] | None:
     """What a finished job left in its directory: CANCELLED, or its exit status."""
     job_dir = Path(manifest.job_dir)
-    code = read_exit_code(job_dir)
-    if (job_dir / CANCELLED_FILE).exists():
+    code = exit_status(job_dir).value
+    if cancelled_marker(job_dir).value:
         return "CANCELLED", code
     if code is not None:
         return ("COMPLETED" if code == 0 else "FAILED"), code
     return None
 
 
+def job_dir_notes(manifest: Manifest) -> list[str]:
+    """What the job directory holds that cannot be used: an ``exit_code`` that is no exit
+    status, a ``cancelled`` that is a link or a pipe..."""
+    job_dir = Path(manifest.job_dir)
+    readings = (exit_status(job_dir), cancelled_marker(job_dir))
+    return [reading.note for reading in readings if reading.note is not None]
+
+
 def read_exit_code(job_dir: Path) -> int | None:
-    try:
-        text = (job_dir / EXIT_FILE).read_text(encoding="utf-8").split()
-    except OSError:
-        return None
-    return int(text[0]) if text and text[0].lstrip("-").isdigit() else None
+    return exit_status(job_dir).value
 
 
 def mark_cancelled(manifest: Manifest) -> None:
     """Best effort: a job directory that is gone or read-only only loses the marker."""
     with contextlib.suppress(OSError):
-        (Path(manifest.job_dir) / CANCELLED_FILE).write_text(
-            time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime()), encoding="utf-8"
-        )
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime())
+        write_job_file(Path(manifest.job_dir), CANCELLED_FILE, stamp)
 
 
 def exit_code_for(status: JobStatus) -> int:

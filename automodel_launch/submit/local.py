@@ -104,8 +104,10 @@ def _details(pid: int, *, detached: bool) -> dict[str, Any]:
 
 
 def _record(job_dir: Path, name: str, text: str) -> None:
+    from automodel_launch.jobs.files import write_job_file
+
     with contextlib.suppress(OSError):  # the run's result stands; only `status` loses it
-        (job_dir / name).write_text(text + "\n", encoding="utf-8")
+        write_job_file(job_dir, name, text + "\n")  # never through a link in the job dir
 
 
 def _stop(process: subprocess.Popen[bytes], signum: int) -> None:

@@ -109,7 +109,7 @@ Path({str(job_dir / "manifest.json")!r}).write_text(m.to_json())
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
 try:
-    update_manifest(m.with_scheduler("7", note="x" * 1000))
+    update_manifest(m.with_scheduler("7", note="x" * 250))
 except OSError as exc:
     print("failed", exc.errno)
 """

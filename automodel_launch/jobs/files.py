@@ -1,0 +1,161 @@
+"""What the tool reads back from a job directory and writes into it: one reader, one writer.
+
+Reading (:func:`read_job_file`, :func:`read_job_chunk`): a file is named inside its job
+directory (one name, no ``/``) and opened relative to the directory's descriptor with
+``O_NOFOLLOW``: **a symbolic link in the job directory is refused, wherever it points**
+(inside the directory or out of it). The tool never makes links there, and nothing it
+reads needs one: a link is someone else's doing. Only regular files are read (a FIFO
+would block, a device never ends), never more than a limit, never blocking; bytes are
+decoded as UTF-8 with replacement. What is read is then parsed into a typed value, or
+"unknown" with a note saying why (:func:`exit_status`, :func:`cancelled_marker`).
+
+Writing (:func:`write_job_file`): a new temporary file in the directory (``O_CREAT |
+O_EXCL | O_NOFOLLOW``), renamed over the name: a link at that name is replaced, never
+written through, and a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from automodel_launch.loading.files import NotRegular, TooLarge, read_chunk, read_regular
+
+T = TypeVar("T")
+_Read = Callable[[int], bytes]
+
+EXIT_FILE = "exit_code"
+"""Written by the job itself (the SBATCH script's EXIT trap, the local run's wrapper)."""
+CANCELLED_FILE = "cancelled"
+"""Written by ``cancel``: the job was stopped on purpose."""
+SMALL_FILE_BYTES = 4096
+"""``exit_code`` and ``cancelled`` hold one short line."""
+_EXIT_STATUS = re.compile(r"[ \t\r\n]*(-?[0-9]{1,3})[ \t\r\n]*")
+"""What the job writes: ``printf "%s\\n" "$?"`` (0-255), or a local run's return code
+(-N when signal N ended it); ASCII digits only."""
+_DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class Unreadable(Exception):
+    """A job directory file that is there but cannot be read as one (the message names
+    it and says why: a link, a named pipe, a device, too large, no permission)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"cannot read {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Reading(Generic[T]):
+    """A value read back from a job directory, or None ("unknown") with the reason."""
+
+    value: T | None
+    note: str | None = None
+
+
+def read_job_file(job_dir: Path, name: str, limit: int) -> str | None:
+    """The text of ``job_dir/name`` (at most ``limit`` bytes, decoded with replacement);
+    None when it is not there; :class:`Unreadable` when it is there but is no such file."""
+    raw = _in_directory(job_dir, name, lambda fd: read_regular(name, limit, dir_fd=fd,
+                                                               follow=False), limit)  # fmt: skip
+    return None if raw is None else raw.decode("utf-8", errors="replace")
+
+
+def read_job_chunk(job_dir: Path, name: str, offset: int, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of ``job_dir/name`` from ``offset`` (a log being written);
+    None when it is not there (yet); :class:`Unreadable` as :func:`read_job_file`."""
+    return _in_directory(
+        job_dir, name, lambda fd: read_chunk(name, offset, limit, dir_fd=fd, follow=False), limit
+    )
+
+
+def exit_status(job_dir: Path) -> Reading[int]:
+    """What the job wrote to ``exit_code``: its exit status, or unknown and why."""
+    try:
+        text = read_job_file(job_dir, EXIT_FILE, SMALL_FILE_BYTES)
+    except Unreadable as exc:
+        return Reading(None, f"{EXIT_FILE} is not read: {exc.reason}")
+    if text is None:
+        return Reading(None)
+    match = _EXIT_STATUS.fullmatch(text)
+    if match is None or abs(int(match.group(1))) > 255:
+        return Reading(None, f"{EXIT_FILE} holds no exit status")
+    return Reading(int(match.group(1)))
+
+
+def cancelled_marker(job_dir: Path) -> Reading[bool]:
+    """Whether ``cancel`` marked the job: a regular file named ``cancelled`` (what it holds,
+    the time, is not needed); one that is something else is ignored, with a note."""
+    try:
+        text = read_job_file(job_dir, CANCELLED_FILE, SMALL_FILE_BYTES)
+    except Unreadable as exc:
+        return Reading(False, f"{CANCELLED_FILE} is not read: {exc.reason}")
+    return Reading(text is not None)
+
+
+def write_job_file(job_dir: Path, name: str, text: str) -> None:
+    """Put ``text`` in ``job_dir/name`` whole, never through a link: written to a new file
+    beside it and renamed over it; a failed or interrupted write leaves the old file and
+    no temporary one. ``OSError`` when the directory cannot take it."""
+    from automodel_launch.interrupts import stop_signals_raise_once
+
+    _check_name(name)
+    data = text.encode("utf-8")
+    directory = os.open(job_dir, _DIRECTORY_FLAGS)
+    temporary = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        with stop_signals_raise_once():
+            fd = os.open(temporary, flags, 0o644, dir_fd=directory)
+            try:
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                finally:
+                    os.close(fd)
+                os.replace(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary, dir_fd=directory)
+                raise
+    finally:
+        os.close(directory)
+
+
+def _in_directory(job_dir: Path, name: str, read: _Read, limit: int) -> bytes | None:
+    _check_name(name)
+    path = job_dir / name
+    try:
+        directory = os.open(job_dir, _DIRECTORY_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise Unreadable(path, f"its directory cannot be opened ({exc.strerror})") from None
+    try:
+        return read(directory)
+    except FileNotFoundError:
+        return None
+    except NotRegular as exc:
+        raise Unreadable(path, f"it is {exc.kind}, not a file") from None
+    except TooLarge as exc:
+        raise Unreadable(path, f"{exc.size} bytes is more than the {limit} it may hold") from None
+    except IsADirectoryError:
+        raise Unreadable(path, "it is a directory, not a file") from None
+    except OSError as exc:
+        reason = exc.strerror or errno.errorcode.get(exc.errno or 0, "error")
+        raise Unreadable(path, reason) from None
+    finally:
+        os.close(directory)
+
+
+def _check_name(name: str) -> None:
+    if not name or "/" in name or name in (".", ".."):
+        raise ValueError(f"{name!r} is not a file name in a job directory")
