@@ -90,6 +90,9 @@ def read_time(text: str) -> tuple[int | None, bool]:
         return None, False
 
 
+_STATE = re.compile(rf"[A-Za-z0-9_+*~#$@^!-]{{1,{MAX_NAME}}}")
+
+
 class _Reader:
     """One record's fields, read into bounded values; what cannot be read is noted."""
 
@@ -122,13 +125,14 @@ class _Reader:
             self.note(key)
         return value
 
-    def text(self, key: str, default: str) -> str:
-        """A word (a state), in capitals; empty (noted) when it is too long to be one."""
-        value = self.found.get(key, default).upper()
-        if len(value) > MAX_NAME:
-            self.note(key)
+    def state(self) -> str:
+        """``State``: a word (``UP``, ``IDLE+DRAIN``, ``DOWN*``) in capitals; empty (noted)
+        when it is none."""
+        value = self.found.get("State", "")
+        if not _STATE.fullmatch(value):
+            self.note("State")
             return ""
-        return value
+        return value.upper()
 
 
 def _named(name: str, kind: str, notes: Notes) -> bool:
@@ -148,7 +152,7 @@ def partitions(text: str, into: list[Unreadable] | None = None) -> dict[str, Par
         read = _Reader(f, f"partition '{name}'", notes)
         found[name] = Partition(
             name=name,
-            state=read.text("State", "UP"),
+            state=read.state() if "State" in f else "UP",
             default=f.get("Default", "NO").upper() == "YES",
             max_time=read.time("MaxTime"),
             default_time=read.time("DefaultTime"),
@@ -289,7 +293,7 @@ def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
             gpus=gpus,
             cpus=read.count("CPUTot"),
             memory=read.count("RealMemory"),
-            state=read.text("State", ""),
+            state=read.state() if "State" in f else "",
         )
     return found
 

@@ -255,11 +255,18 @@ def test_a_name_up_to_the_bound_is_read() -> None:
     assert notes == [Unreadable(parse.NODES, "a node name", None, 257)]
 
 
-def test_state_is_read_in_capitals_within_the_bound() -> None:
-    """``ß`` is two capitals: the bound is on what is kept, not on what was printed."""
+@pytest.mark.parametrize(
+    ("state", "read"),
+    [("idle+drain", "IDLE+DRAIN"), ("DOWN*", "DOWN*"), ("mixed~", "MIXED~"), ("up", "UP"),
+     ("ß", ""), ("\x1b[2J", ""), ("a=b", ""), ("", "")],
+)  # fmt: skip
+def test_a_state_is_a_word_in_capitals(state: str, read: str) -> None:
     notes: list[Unreadable] = []
-    assert parse.partitions("PartitionName=p State=" + "ß" * 200, notes)["p"].state == ""
-    assert [n.what for n in notes] == ["State of partition 'p'"]
+    assert parse.partitions("PartitionName=p State=" + state, notes)["p"].state == read
+    assert parse.nodes("NodeName=n State=" + state)["n"].state == read
+    assert [n.said for n in notes] == (
+        [] if read else [f"cannot read State of partition 'p' ('{state}')"]
+    )
 
 
 def test_nodes_with_fields_that_cannot_be_read() -> None:
