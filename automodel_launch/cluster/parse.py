@@ -43,7 +43,7 @@ class Notes:
         self.command = command
         self.into: list[Unreadable] = [] if into is None else into
 
-    def add(self, what: str, value: str) -> None:
+    def unreadable(self, what: str, value: str) -> None:
         """``value`` is kept when it is short enough to show whole, else its length."""
         short = len(value) <= SHOWN
         self.into.append(Unreadable(self.command, what, value if short else None, len(value)))
@@ -100,7 +100,7 @@ class _Reader:
         self.found, self.about, self.notes = found, about, notes
 
     def note(self, key: str) -> None:
-        self.notes.add(f"{key} of {self.about}", self.found.get(key, ""))
+        self.notes.unreadable(f"{key} of {self.about}", self.found.get(key, ""))
 
     def limit(self, key: str) -> int | None:
         """A number, or None for UNLIMITED (absent: unlimited)."""
@@ -138,7 +138,7 @@ class _Reader:
 def _named(name: str, kind: str, notes: Notes) -> bool:
     if len(name) <= MAX_NAME:
         return True
-    notes.add(f"a {kind} name", name)
+    notes.unreadable(f"a {kind} name", name)
     return False
 
 
@@ -319,7 +319,7 @@ def associations(text: str, into: list[Unreadable] | None = None) -> list[Associ
         qos = tuple(q for q in cells[2].split(",") if q)
         names = [cells[0], cells[1], *qos]
         if len(qos) > MAX_QOS or any(len(name) > MAX_NAME for name in names):
-            notes.add("an association", line)
+            notes.unreadable("an association", line)
             continue
         found.append(Association(cells[0], cells[1], qos))
     return found

@@ -100,7 +100,7 @@ class ClusterReader:
                 cluster.enroot_version = parse.version(answer.stdout)
                 if cluster.enroot_version is None:
                     notes = parse.Notes("enroot version", cluster.unreadable)
-                    notes.add("its version", answer.stdout.strip())
+                    notes.unreadable("its version", answer.stdout.strip())
         return cluster.enroot_version
 
     def associations(self) -> list[Association] | None:

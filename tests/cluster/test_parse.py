@@ -286,9 +286,9 @@ def test_nodes_with_fields_that_cannot_be_read() -> None:
 
 def test_notes_show_a_value_only_whole() -> None:
     notes: list[Unreadable] = []
-    parse.Notes("c", notes).add("x", "v" * parse.SHOWN)
-    parse.Notes("c", notes).add("y", "v" * (parse.SHOWN + 1))
-    parse.Notes("c", notes).add("z", "")
+    parse.Notes("c", notes).unreadable("x", "v" * parse.SHOWN)
+    parse.Notes("c", notes).unreadable("y", "v" * (parse.SHOWN + 1))
+    parse.Notes("c", notes).unreadable("z", "")
     assert notes == [
         Unreadable("c", "x", "v" * parse.SHOWN, parse.SHOWN),
         Unreadable("c", "y", None, parse.SHOWN + 1),
