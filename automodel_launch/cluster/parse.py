@@ -27,7 +27,8 @@ from automodel_launch.cluster.model import (
 from automodel_launch.config import slurm_time
 from automodel_launch.secrets import display
 
-_UNLIMITED = ("UNLIMITED", "INFINITE", "NONE", "N/A", "(null)", "")
+_UNLIMITED = ("UNLIMITED", "INFINITE", "NONE", "N/A", "(NULL)", "")
+"""What Slurm prints for no limit (or no nodes), in any case."""
 SHOWN = 40
 """Characters of an unreadable value shown in its note (a longer one is not shown: cut,
 it could be part of a credential no one would recognise)."""
@@ -185,7 +186,7 @@ def hostnames(expression: str) -> tuple[str, ...] | None:
     (nested or unbalanced brackets, a range that is not ASCII digits low to high) and
     for one of more than :data:`~.model.MAX_HOSTS` names. Never recursive.
     """
-    if expression in _UNLIMITED:
+    if expression.upper() in _UNLIMITED:
         return ()
     parts = split_top(expression)
     if parts is None:

@@ -110,7 +110,7 @@ def test_host_lists_too_large_to_expand_are_unknown(expression: str) -> None:
     [
         "n[1-2[3]]", "n[[1]]", "n[1", "n]", "n[1-2]]", "n1]", "]n[", "n[a-b]", "n[2-1]",
         "n[²]", "n[1-²]", "n[١]", "n[1-]", "n[-1]", "n[]", "n[1-2]x]", "n[1-2]x[", "n[1-2-3]",
-        "n[1 ,2]", "x" * 257, "x" * 256 + "[1-2]",
+        "n[1 ,2]", "x" * 257, "x" * 256 + "[1-2]", "n[0000000001-0000000002]",
     ],
 )  # fmt: skip
 def test_what_is_no_host_list_is_unknown(expression: str) -> None:
@@ -128,6 +128,7 @@ def test_host_lists_up_to_the_limit_expand() -> None:
     names = parse.hostnames(f"n[1-{MAX_HOSTS // 2},1-{MAX_HOSTS // 2}]")
     assert names is not None and len(names) == MAX_HOSTS
     assert parse.hostnames("x" * 256) == ("x" * 256,)
+    assert parse.hostnames("n[000000001-000000002]") == ("n000000001", "n000000002")
     assert parse.hostnames("x" * 255 + "[1-2]") == ("x" * 255 + "1", "x" * 255 + "2")
 
 
@@ -220,6 +221,16 @@ def test_a_partition_every_field_read() -> None:
     assert notes == []
 
 
+@pytest.mark.parametrize(
+    "word", ["UNLIMITED", "unlimited", "INFINITE", "NONE", "N/A", "(null)", ""]
+)
+def test_the_words_of_no_limit_are_read_as_none(word: str) -> None:
+    notes: list[Unreadable] = []
+    text = f"PartitionName=p MaxNodes={word} MaxTime={word} Nodes={word}"
+    assert parse.partitions(text, notes) == {"p": Partition("p", "UP")}
+    assert notes == []
+
+
 def test_a_partition_field_that_cannot_be_read_is_unknown_and_noted() -> None:
     hostile = (
         "PartitionName=p State=" + "X" * 257 + " MaxTime=²:00 DefaultTime=oops MaxNodes=² "
@@ -286,12 +297,12 @@ def test_nodes_with_fields_that_cannot_be_read() -> None:
 
 def test_notes_show_a_value_only_whole() -> None:
     notes: list[Unreadable] = []
-    parse.Notes("c", notes).unreadable("x", "v" * parse.SHOWN)
-    parse.Notes("c", notes).unreadable("y", "v" * (parse.SHOWN + 1))
+    parse.Notes("c", notes).unreadable("x", "v" * 40)
+    parse.Notes("c", notes).unreadable("y", "v" * 41)
     parse.Notes("c", notes).unreadable("z", "")
     assert notes == [
-        Unreadable("c", "x", "v" * parse.SHOWN, parse.SHOWN),
-        Unreadable("c", "y", None, parse.SHOWN + 1),
+        Unreadable("c", "x", "v" * 40, 40),
+        Unreadable("c", "y", None, 41),
         Unreadable("c", "z", "", 0),
     ]
     assert Unreadable("c", "did not answer within 5s").said == "did not answer within 5s"
