@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.cluster import parse
+from automodel_launch.cluster.commands import Answer
 from automodel_launch.cluster.model import (
     MAX_HOSTS,
     MAX_NUMBER,
@@ -22,6 +23,7 @@ from automodel_launch.cluster.model import (
     Partition,
     Unreadable,
 )
+from automodel_launch.cluster.reader import _output
 
 CAPTURED = Path(__file__).parent / "captured"
 
@@ -393,3 +395,16 @@ def test_lines_without_a_name_are_skipped() -> None:
         "\x1b[2J": Partition("\x1b[2J", "UP")
     }
     assert [name for name, _ in parse.records(text, "PartitionName")] == ["p"]
+
+
+def test_a_failed_or_cut_answer_is_noted() -> None:
+    notes: list[Unreadable] = []
+    assert _output(Answer(0, "PartitionName=p", "", truncated=True), "c", notes) == (
+        "PartitionName=p"
+    )
+    assert _output(Answer(2, "PartitionName=p", "fatal: no\n"), "c", notes) == ""
+    assert _output(Answer(0, "ok", ""), "c", notes) == "ok"
+    assert [n.said for n in notes] == [
+        "its answer was too long and was cut",
+        "exit status 2: fatal: no",
+    ]

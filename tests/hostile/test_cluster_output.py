@@ -316,3 +316,17 @@ def test_no_usable_slurm_is_one_error_line(tmp_path: Path) -> None:
     assert run.done.stderr == (
         "error: --cluster: Slurm is not usable on this host (scontrol ping: \\x1b[2J***)\n"
     )
+
+
+def test_sbatch_that_hangs_is_one_warning(tmp_path: Path) -> None:
+    fakes = cluster()
+    answer(fakes, "sbatch", "--test-only", hang=True)
+    run = validate(tmp_path, fakes)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.lines == [
+        "job.yaml:1:1: warning[cluster-unanswered] slurm: the cluster was not checked: "
+        "`sbatch --export=ALL --test-only job.sbatch` did not answer within 10s",
+        "    hint: check `scontrol ping` and try again; `submit --no-preflight` skips the check",
+        "1 file checked: 0 errors, 1 warning; 0 failed",
+    ]
+    assert run.seconds < 25
