@@ -101,11 +101,12 @@ class _Reader:
         self.found, self.about, self.notes = found, about, notes
 
     def note(self, key: str) -> None:
-        self.notes.unreadable(f"{key} of {self.about}", self.found.get(key, ""))
+        """``key`` was printed and cannot be read."""
+        self.notes.unreadable(f"{key} of {self.about}", self.found[key])
 
     def limit(self, key: str) -> int | None:
         """A number, or None for UNLIMITED (absent: unlimited)."""
-        text = self.found.get(key, "UNLIMITED")
+        text = self.found.get(key, "")
         value = number(text)
         if value is None and text.upper() not in _UNLIMITED:
             self.note(key)
@@ -121,15 +122,17 @@ class _Reader:
         return value
 
     def time(self, key: str) -> int | None:
-        value, readable = read_time(self.found.get(key, "UNLIMITED"))
+        value, readable = read_time(self.found.get(key, ""))
         if not readable:
             self.note(key)
         return value
 
-    def state(self) -> str:
-        """``State``: a word (``UP``, ``IDLE+DRAIN``, ``DOWN*``) in capitals; empty (noted)
-        when it is none."""
-        value = self.found.get("State", "")
+    def state(self, absent: str) -> str:
+        """``State``: a word (``UP``, ``IDLE+DRAIN``, ``DOWN*``) in capitals, ``absent``
+        when not printed; empty (noted) when it is no word."""
+        if "State" not in self.found:
+            return absent
+        value = self.found["State"]
         if not _STATE.fullmatch(value):
             self.note("State")
             return ""
@@ -153,8 +156,8 @@ def partitions(text: str, into: list[Unreadable] | None = None) -> dict[str, Par
         read = _Reader(f, f"partition '{name}'", notes)
         found[name] = Partition(
             name=name,
-            state=read.state() if "State" in f else "UP",
-            default=f.get("Default", "NO").upper() == "YES",
+            state=read.state("UP"),
+            default="Default" in f and f["Default"].upper() == "YES",
             max_time=read.time("MaxTime"),
             default_time=read.time("DefaultTime"),
             max_nodes=read.limit("MaxNodes"),
@@ -231,15 +234,15 @@ def _choices(part: str, room: int) -> list[list[str]] | None:
         if group.start() != end:
             return None
         end = group.end()
-        values = _values(group.group(2), room // size)
+        values = _values(group.group(2), room)
         if values is None:
             return None
         size *= len(values)
+        if size > room:
+            return None
         choices += [[group.group(1)], values]
-    tail = part[end:]
-    if "[" in tail or "]" in tail or size > room:
-        return None
-    return [*choices, [tail]]
+    # split_top left no bracket outside a group: the rest is the name's tail
+    return [*choices, [part[end:]]] if size <= room else None
 
 
 def _values(ranges: str, room: int) -> list[str] | None:
@@ -286,7 +289,7 @@ def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
         if not _named(name, "node", notes):
             continue
         read = _Reader(f, f"node '{name}'", notes)
-        gpus = gpu_count(f.get("Gres", ""))
+        gpus = gpu_count(f["Gres"]) if "Gres" in f else 0
         if gpus is None:
             read.note("Gres")
         found[name] = Node(
@@ -294,7 +297,7 @@ def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
             gpus=gpus,
             cpus=read.count("CPUTot"),
             memory=read.count("RealMemory"),
-            state=read.state() if "State" in f else "",
+            state=read.state(""),
         )
     return found
 

@@ -134,11 +134,21 @@ def test_host_lists_up_to_the_limit_expand() -> None:
     assert parse.hostnames("x" * 255 + "[1-2]") == ("x" * 255 + "1", "x" * 255 + "2")
 
 
+def test_range_lists_are_bounded_by_their_room() -> None:
+    assert parse._values("1-2,3-4", 4) == ["1", "2", "3", "4"]
+    assert parse._values("1-2,3-4", 3) is None
+    assert parse._values("1-3", 3) == ["1", "2", "3"]
+    assert parse._values("1-4", 3) is None
+    assert parse._values("7", 1) == ["7"]
+    assert parse._values("7", 0) is None
+
+
 def test_split_top() -> None:
     assert parse.split_top("n[1,3],m1") == ["n[1,3]", "m1"]
     assert parse.split_top("a,,b,") == ["a", "b"]
     assert parse.split_top("") == []
     assert parse.split_top("n[1,[2]]") is None
+    assert parse.split_top("n[1[2]") is None
     assert parse.split_top("n[1") is None
     assert parse.split_top("n]1[") is None
 
@@ -161,6 +171,8 @@ def test_split_top() -> None:
         ("(null)", 0),
         ("", 0),
         ("gpu:" + "9" * 15, MAX_NUMBER),
+        ("gpu:4,gpu", 5),
+        ("gpu:a,gpu:4,gpu:b", 6),
     ],
 )
 def test_gpu_gres(gres: str, count: int) -> None:
@@ -260,11 +272,12 @@ def test_a_partition_field_that_cannot_be_read_is_unknown_and_noted() -> None:
 
 def test_a_name_up_to_the_bound_is_read() -> None:
     name = "p" * 256
+    assert list(parse.partitions(f"PartitionName={name}x\nPartitionName=ok")) == ["ok"]
     assert list(parse.partitions(f"PartitionName={name} State={'U' * 256}")) == [name]
     assert parse.partitions(f"PartitionName={name} State={'U' * 256}")[name].state == "U" * 256
     assert list(parse.nodes(f"NodeName={name}")) == [name]
     notes: list[Unreadable] = []
-    assert parse.nodes(f"NodeName={name}x", notes) == {}
+    assert list(parse.nodes(f"NodeName={name}x\nNodeName=ok", notes)) == ["ok"]
     assert notes == [Unreadable(parse.NODES, "a node name", None, 257)]
 
 
@@ -321,7 +334,7 @@ def test_the_cluster_name_is_used_only_when_it_is_one() -> None:
 
 def test_associations() -> None:
     # `sacctmgr -nP show assoc format=account,partition,qos`: one row per association
-    text = "research|batch|normal,high\nstudents||normal\n|||\n"
+    text = "|||\nresearch|batch|normal,high\nstudents||normal\nshort|\n"
     assert parse.associations(text) == [
         Association("research", "batch", ("normal", "high")),
         Association("students", "", ("normal",)),
@@ -332,6 +345,7 @@ def test_associations_that_cannot_be_read_are_skipped_and_noted() -> None:
     long = "a" * 257
     many = ",".join(f"q{i}" for i in range(MAX_QOS + 1))
     text = f"{long}||\nok|{long}|\nok||{long}\nok||{many}\nfine|" + "p" * 256 + "|\n"
+    assert parse.associations(f"{long}||\nfine||") == [Association("fine")]
     notes: list[Unreadable] = []
     assert parse.associations(text, notes) == [Association("fine", "p" * 256)]
     assert [(n.command, n.what, n.length) for n in notes] == [
@@ -408,3 +422,11 @@ def test_a_failed_or_cut_answer_is_noted() -> None:
         "its answer was too long and was cut",
         "exit status 2: fatal: no",
     ]
+
+
+def test_fields_and_config_lines() -> None:
+    assert parse.fields("A=1 A=2 word =x B=a=b") == {"A": "1", "B": "a=b"}
+    assert parse.config("X = a=b\nword\n= x\na b = c\nX = again\nY=1\n") == {
+        "X": "a=b",
+        "Y": "1",
+    }

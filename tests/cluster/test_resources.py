@@ -97,6 +97,18 @@ def test_whole_nodes_one_rank_over() -> None:
     assert preflight(job("ntasks_per_node: 9", "exclusive: false"), cluster_of(*TWO)) == []
 
 
+def test_gpus_on_nodes_without_any() -> None:
+    cluster = cluster_of(node("n1", gpus=0), node("n2", gpus=0))
+    assert one(preflight(job("gpus_per_node: 1", "ntasks_per_node: 1"), cluster))[1] == (
+        "gpus_per_node: 1 on 1 node(s), but the nodes of partition 'p' have at most 0 GPUs: "
+        "the job can never start"
+    )
+    # a CPU job on more nodes than the partition has: the nodes are the finding, not GPUs
+    assert [d.code for d in preflight(job("nodes: 3", "gpus_per_node: 0"), cluster)] == [
+        "nodes-outside-partition-limits"
+    ]
+
+
 def test_ranks_on_nodes_without_gpus() -> None:
     cluster = cluster_of(node("n1", gpus=0))
     assert one(preflight(job("ntasks_per_node: 2"), cluster)) == (
@@ -148,6 +160,9 @@ def test_the_most_that_fits_is_what_the_jobs_nodes_have_at_best() -> None:
     assert d[1].startswith("cpus_per_task: 10 (one task per node) is more than the CPUs of 2 of ")
     assert d[2] == "set cpus_per_task: 8 or less, or choose a partition with larger nodes"
     assert preflight(job("nodes: 2", "gpus_per_node: 8", "cpus_per_task: 8"), cluster) == []
+    exact = cluster_of(node("a", cpus=8), node("b", cpus=4), node("c", cpus=8))
+    d = one(preflight(job("nodes: 3", "gpus_per_node: 8", "cpus_per_task: 8"), exact))
+    assert d[1].startswith("cpus_per_task: 8 (one task per node) is more than the CPUs of 1 of ")
     capped = cluster_of(node("a", cpus=16), max_cpus_per_node=12)
     assert one(preflight(job("gpus_per_node: 8", "cpus_per_task: 20"), capped))[2] == (
         "set cpus_per_task: 12 or less, or choose a partition with larger nodes"
