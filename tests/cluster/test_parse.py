@@ -45,6 +45,13 @@ def test_partitions_of_the_test_cluster() -> None:
     }  # fmt: skip
 
 
+def test_the_test_clusters_answers_are_read_whole() -> None:
+    notes: list[Unreadable] = []
+    parse.partitions(captured("scontrol_show_partition.txt"), notes)
+    parse.nodes(captured("scontrol_show_node.txt"), notes)
+    assert notes == []
+
+
 def test_nodes_of_the_test_cluster() -> None:
     # a value with spaces (OS=Linux 6.18 #1 SMP ...) does not shift the fields after it
     found = parse.nodes(captured("scontrol_show_node.txt"))
