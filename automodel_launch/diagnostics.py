@@ -236,6 +236,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
     # live preflight against the cluster (validate --cluster, submit)
     "cluster-unanswered": (Severity.WARNING, "the cluster did not answer in time: not checked"),
+    "scheduler-output": (
+        Severity.NOTE,
+        "a scheduler command's answer could not be read: those values were not checked",
+    ),
     "unknown-partition": (Severity.ERROR, "a partition the cluster does not have"),
     "partition-unavailable": (Severity.ERROR, "a partition that is not UP: the job never starts"),
     "time-over-partition-limit": (Severity.ERROR, "a time limit over the partition's MaxTime"),

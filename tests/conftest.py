@@ -84,15 +84,18 @@ def as_a_user(argv: list[str]) -> list[str]:
     return [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--", *argv]
 
 
-def run_cli(*args: str, cwd: Path, user: bool = False) -> subprocess.CompletedProcess[str]:
-    """``python -m automodel_launch ARGS`` from this checkout; ``user``: see :func:`as_a_user`."""
+def run_cli(
+    *args: str, cwd: Path, user: bool = False, environ: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m automodel_launch ARGS`` from this checkout; ``user``: see :func:`as_a_user`;
+    ``environ``: variables set or replaced (``PATH`` of fake commands)."""
     argv = [sys.executable, "-m", "automodel_launch", *args]
     return subprocess.run(
         as_a_user(argv) if user else argv,
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={**_without_mutation_run(os.environ), "PYTHONPATH": str(ROOT)},
+        env={**_without_mutation_run(os.environ), **(environ or {}), "PYTHONPATH": str(ROOT)},
         timeout=60,
         check=False,
     )

@@ -57,6 +57,12 @@ TIME, TIME_TESTS = "automodel_launch/config/slurm_time.py", ("tests/config/test_
 ENV, ENV_TESTS = "automodel_launch/loading/env.py", ("tests/loading/test_env.py",)
 DIAG, DIAG_TESTS = "automodel_launch/diagnostics.py", ("tests/test_diagnostics.py",)
 SECRETS, SECRETS_TESTS = "automodel_launch/secrets.py", ("tests/test_secrets.py",)
+SBATCH = "automodel_launch/config/sbatch_options.py"
+SBATCH_TESTS = ("tests/config/test_sbatch_args.py",)
+QUOTES = "\"'#"  # what sbatch strips or ends an #SBATCH line at
+PARSE, PARSE_TESTS = "automodel_launch/cluster/parse.py", ("tests/cluster/test_parse.py",)
+RESOURCES = "automodel_launch/cluster/resources.py"
+RESOURCES_TESTS = ("tests/cluster/test_resources.py",)
 CONTROL_RANGES = (  # _CONTROL's ranges, each end moved inwards by one
     (r"\x00", r"\x1f", r"\x01", r"\x1e"),
     (r"\x7f", r"\x9f", r"\x80", r"\x9e"),
@@ -78,6 +84,17 @@ def drop_each(
             text for text in (f"{item}, ", f", {item}", f"{item},", item) if text in listing
         )
         yield HandMutant(path, listing, listing.replace(with_comma, "", 1), tests)
+
+
+def drop_entries(path: str, table: str, tests: tuple[str, ...]) -> Iterator[HandMutant]:
+    """One mutant per entry line (``    "key": value,``) of the dict literal that starts with
+    the line ``table`` in ``path``, the entry removed: each entry must be pinned by a test."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    start = text.index(f"\n{table}\n") + 1
+    body = text[start : text.index("\n}\n", start)]
+    for line in body.splitlines()[1:]:
+        if line.startswith('    "'):
+            yield HandMutant(path, f"\n{line}\n", "\n", tests)
 
 
 def drop_alternative(
@@ -232,6 +249,37 @@ HAND_MUTANTS = [
         for new in (f"{low}-{hi}", f"{lo}-{high}")
     ),
     HandMutant(SECRETS, r"\u2069\ufeff]", r"\u2069]", SECRETS_TESTS),
+    # sbatch_args: every option a field renders, every refused option, every GPU request
+    *drop_entries(SBATCH, "OWNED: dict[str, str] = {", SBATCH_TESTS),
+    *drop_entries(SBATCH, "REFUSED: dict[str, str] = {", SBATCH_TESTS),
+    *drop_each(SBATCH, '{"gpus", "gpus-per-task", "gpus-per-socket"}', SBATCH_TESTS),
+    HandMutant(SBATCH, r"[^\x21-\x7e]|", r"[^\x20-\x7e]|", SBATCH_TESTS),
+    HandMutant(SBATCH, r"[^\x21-\x7e]|", r"[^\x21-\x7f]|", SBATCH_TESTS),
+    *(HandMutant(SBATCH, "|[\"'#]", f"|[{QUOTES.replace(c, '')}]", SBATCH_TESTS) for c in QUOTES),
+    # the words Slurm prints for "no limit", and the bounds of what is read and shown
+    *drop_each(PARSE, '("UNLIMITED", "INFINITE", "NONE", "N/A", "(NULL)", "")', PARSE_TESTS),
+    *(
+        HandMutant(PARSE, old, new, PARSE_TESTS)
+        for old, new in (
+            ("SHOWN = 40", "SHOWN = 39"),
+            ("SHOWN = 40", "SHOWN = 41"),
+            ("TEST_ONLY_LINES = 10", "TEST_ONLY_LINES = 9"),
+            ("TEST_ONLY_LINES = 10", "TEST_ONLY_LINES = 11"),
+            ('r"([0-9]{1,9})(?:-([0-9]{1,9}))?"', 'r"([0-9]{1,10})(?:-([0-9]{1,10}))?"'),
+            ('r"([0-9]{1,9})(?:-([0-9]{1,9}))?"', 'r"([0-9]{1,8})(?:-([0-9]{1,8}))?"'),
+            ("(?<![0-9])([0-9]{1,6})", "([0-9]{1,6})"),
+            (r"(?:\.([0-9]{1,6}))?(?![0-9])", r"(?:\.([0-9]{1,6}))?"),
+            (r"([0-9]{1,6})\.([0-9]{1,6})(?:", r"([0-9]{1,7})\.([0-9]{1,7})(?:"),
+            (r"([0-9]{1,6})\.([0-9]{1,6})(?:", r"([0-9]{1,5})\.([0-9]{1,5})(?:"),
+            ('rf"[A-Za-z0-9_+*~#$@^!-]{{1,', 'rf"[A-Za-z0-9_+#$@^!-]{{1,'),
+            ('rf"[A-Za-z0-9_+*~#$@^!-]{{1,', 'rf"[A-Za-z0-9_*~#$@^!-]{{1,'),
+            ('rf"[A-Za-z0-9_+*~#$@^!-]{{1,', 'rf"[A-Za-z0-9_+*~#$@^!-]{{0,'),
+        )
+    ),
+    *(
+        HandMutant(RESOURCES, entry, "", RESOURCES_TESTS)
+        for entry in ('"K": 1 / 1024, ', '"M": 1, ', '"G": 1024, ', ', "T": 1024 * 1024')
+    ),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 

@@ -2,7 +2,7 @@
 
 The rules live in :mod:`automodel_launch.cluster`; this module connects them to the
 commands: which reports, which script, and what "no Slurm here" does (one error line,
-exit 1).
+exit 1: a :class:`PreflightError`).
 """
 
 from __future__ import annotations
@@ -10,12 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+from automodel_launch.errors import LaunchError
 
 if TYPE_CHECKING:
     from automodel_launch.results import FileReport
 
 NO_PREFLIGHT = "pass --no-preflight to submit without asking the cluster"
+
+
+class PreflightError(LaunchError):
+    """No cluster to ask (no Slurm, no configuration, no controller): exit 1."""
 
 
 def preflight_reports(reports: list[FileReport]) -> None:
@@ -26,7 +30,7 @@ def preflight_reports(reports: list[FileReport]) -> None:
     try:
         check_reports(reports, _script_of)
     except NoSlurm as exc:
-        _no_slurm(str(exc), "--cluster")
+        raise PreflightError(f"--cluster: {exc}") from None
 
 
 def preflight_report(report: FileReport) -> None:
@@ -37,16 +41,7 @@ def preflight_report(report: FileReport) -> None:
     try:
         check_reports([report])
     except NoSlurm as exc:
-        _no_slurm(str(exc), "preflight", NO_PREFLIGHT)
-
-
-def _no_slurm(reason: str, what: str, hint: str | None = None) -> None:
-    from automodel_launch.secrets import display
-
-    typer.echo(f"error: {what}: {display(reason)}", err=True)
-    if hint:
-        typer.echo(f"    hint: {hint}", err=True)
-    raise typer.Exit(1)
+        raise PreflightError(f"preflight: {exc}", hint=NO_PREFLIGHT) from None
 
 
 def _script_of(report: FileReport, job_dir: Path) -> str | None:

@@ -1,19 +1,53 @@
 """Parse what Slurm's commands print into :mod:`.model` data.
 
-Each parser takes the text one command printed and never raises on an odd line: a
-field it cannot read keeps its default (a cluster that prints something new must
-not stop a submission).
+Each parser takes the text one command printed and is total: it never raises, whatever
+the bytes. A value it cannot read (not a number, a number too long, a host list that is
+no Slurm host list) is unknown (``None``, or the line is skipped) and is added to
+``notes`` as an :class:`~.model.Unreadable` naming the command: a cluster that prints
+something new must not stop a submission, nor pass unsaid.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from automodel_launch.cluster.model import Association, Node, Partition
+from automodel_launch.cluster.model import (
+    DIGITS,
+    MAX_HOSTS,
+    MAX_NAME,
+    MAX_NUMBER,
+    MAX_QOS,
+    Association,
+    Node,
+    Partition,
+    Unreadable,
+)
 from automodel_launch.config import slurm_time
+from automodel_launch.secrets import display
 
-_UNLIMITED = ("UNLIMITED", "INFINITE", "NONE", "N/A", "(null)", "")
+_UNLIMITED = ("UNLIMITED", "INFINITE", "NONE", "N/A", "(NULL)", "")
+"""What Slurm prints for no limit (or no nodes), in any case."""
+SHOWN = 40
+"""Characters of an unreadable value shown in its note (a longer one is not shown: cut,
+it could be part of a credential no one would recognise)."""
+PARTITIONS = "scontrol show partition"
+NODES = "scontrol show node"
+SACCTMGR = "sacctmgr show assoc"
+
+
+class Notes:
+    """Where one command's unreadable values go (a list shared with the cluster)."""
+
+    def __init__(self, command: str, into: list[Unreadable] | None) -> None:
+        self.command = command
+        self.into: list[Unreadable] = [] if into is None else into
+
+    def unreadable(self, what: str, value: str) -> None:
+        """``value`` is kept when it is short enough to show whole, else its length."""
+        short = len(value) <= SHOWN
+        self.into.append(Unreadable(self.command, what, value if short else None, len(value)))
 
 
 def fields(line: str) -> dict[str, str]:
@@ -36,127 +70,234 @@ def records(text: str, key: str) -> Iterator[tuple[str, dict[str, str]]]:
             yield found[key], found
 
 
-def minutes(text: str) -> int | None:
-    """A Slurm time as minutes; None for UNLIMITED/NONE or what is not a time."""
-    if text.upper() in _UNLIMITED:
-        return None
-    try:
-        return slurm_time.parse(text).minutes
-    except slurm_time.TimeError:
-        return None
-
-
 def number(text: str) -> int | None:
-    """A count or a size in MB; None for UNLIMITED or what is not a whole number."""
+    """A count or a size in MB (``64000`` or ``64000M``): at most :data:`~.model.DIGITS`
+    ASCII digits; None for anything else (``UNLIMITED``, ``²``, 5,000 digits)."""
     text = text.removesuffix("M")
-    return int(text) if text.isdigit() else None
+    if len(text) > DIGITS or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
 
 
-def split_top(text: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside brackets and parentheses: ``n[1,3],m1`` -> 2 parts."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-        elif char == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p for p in parts if p]
-
-
-MAX_HOSTS = 65536
-"""Names one host list may expand to: more is no real partition, and expanding
-``n[1-999999999]`` would take all the memory; such a list keeps no names."""
-
-
-class _TooMany(Exception):
-    pass
-
-
-def hostnames(expression: str) -> tuple[str, ...]:
-    """Expand a Slurm host list: ``node[1-3,05],gpu7`` -> node1, node2, node3, node05, gpu7.
-
-    Over :data:`MAX_HOSTS` names: none (the rules that look at nodes then skip).
-    """
-    if expression in _UNLIMITED:
-        return ()
-    names: list[str] = []
+def read_time(text: str) -> tuple[int | None, bool]:
+    """A Slurm time as minutes (None: UNLIMITED, NONE, 0), and whether it could be read."""
+    if text.upper() in _UNLIMITED:
+        return None, True
+    if len(text) > 2 * DIGITS or not text.isascii():
+        return None, False
     try:
-        for part in split_top(expression):
-            _expand(part, names)
-    except _TooMany:
-        return ()
-    return tuple(names)
+        return slurm_time.parse(text).minutes, True
+    except slurm_time.TimeError:
+        return None, False
 
 
-def _expand(part: str, names: list[str]) -> None:
-    match = re.search(r"\[([^\]]*)\]", part)
-    if match is None:
-        if len(names) >= MAX_HOSTS:
-            raise _TooMany
-        names.append(part)
-        return
-    head, tail, start = part[: match.start()], part[match.end() :], len(names)
-    for item in match.group(1).split(","):
-        low, _, high = item.partition("-")
-        if not high:
-            _expand(head + low + tail, names)
-            continue
-        if not (low.isdigit() and high.isdigit()):
-            del names[start:]  # not a range Slurm writes: the part as it is
-            names.append(part)
-            return
-        if int(high) - int(low) >= MAX_HOSTS:
-            raise _TooMany
-        width = len(low)
-        for value in range(int(low), int(high) + 1):
-            _expand(f"{head}{value:0{width}d}{tail}", names)
+_STATE = re.compile(rf"[A-Za-z0-9_+*~#$@^!-]{{1,{MAX_NAME}}}")
 
 
-def partitions(text: str) -> dict[str, Partition]:
+class _Reader:
+    """One record's fields, read into bounded values; what cannot be read is noted."""
+
+    def __init__(self, found: Mapping[str, str], about: str, notes: Notes) -> None:
+        self.found, self.about, self.notes = found, about, notes
+
+    def note(self, key: str) -> None:
+        """``key`` was printed and cannot be read."""
+        self.notes.unreadable(f"{key} of {self.about}", self.found[key])
+
+    def limit(self, key: str) -> int | None:
+        """A number, or None for UNLIMITED (absent: unlimited)."""
+        text = self.found.get(key, "")
+        value = number(text)
+        if value is None and text.upper() not in _UNLIMITED:
+            self.note(key)
+        return value
+
+    def count(self, key: str) -> int | None:
+        """A number; None when absent, or (noted) when printed and not one."""
+        if key not in self.found:
+            return None
+        value = number(self.found[key])
+        if value is None:
+            self.note(key)
+        return value
+
+    def time(self, key: str) -> int | None:
+        value, readable = read_time(self.found.get(key, ""))
+        if not readable:
+            self.note(key)
+        return value
+
+    def state(self, absent: str) -> str:
+        """``State``: a word (``UP``, ``IDLE+DRAIN``, ``DOWN*``) in capitals, ``absent``
+        when not printed; empty (noted) when it is no word."""
+        if "State" not in self.found:
+            return absent
+        value = self.found["State"]
+        if not _STATE.fullmatch(value):
+            self.note("State")
+            return ""
+        return value.upper()
+
+
+def _named(name: str, kind: str, notes: Notes) -> bool:
+    if len(name) <= MAX_NAME:
+        return True
+    notes.unreadable(f"a {kind} name", name)
+    return False
+
+
+def partitions(text: str, into: list[Unreadable] | None = None) -> dict[str, Partition]:
     """``scontrol show partition -o``: one partition per line."""
+    notes = Notes(PARTITIONS, into)
     found: dict[str, Partition] = {}
     for name, f in records(text, "PartitionName"):
+        if not _named(name, "partition", notes):
+            continue
+        read = _Reader(f, f"partition '{name}'", notes)
         found[name] = Partition(
             name=name,
-            state=f.get("State", "UP").upper(),
-            default=f.get("Default", "NO").upper() == "YES",
-            max_time=minutes(f.get("MaxTime", "UNLIMITED")),
-            default_time=minutes(f.get("DefaultTime", "NONE")),
-            max_nodes=number(f.get("MaxNodes", "UNLIMITED")),
-            min_nodes=number(f.get("MinNodes", "0")) or 0,
-            total_nodes=number(f.get("TotalNodes", "0")) or 0,
-            nodes=hostnames(f.get("Nodes", "")),
-            max_cpus_per_node=number(f.get("MaxCPUsPerNode", "UNLIMITED")),
-            max_mem_per_node=number(f.get("MaxMemPerNode", "UNLIMITED")),
+            state=read.state("UP"),
+            default="Default" in f and f["Default"].upper() == "YES",
+            max_time=read.time("MaxTime"),
+            default_time=read.time("DefaultTime"),
+            max_nodes=read.limit("MaxNodes"),
+            min_nodes=read.count("MinNodes") or 0,
+            total_nodes=read.count("TotalNodes"),
+            nodes=_hosts(f.get("Nodes", ""), read),
+            max_cpus_per_node=read.limit("MaxCPUsPerNode"),
+            max_mem_per_node=read.limit("MaxMemPerNode"),
         )
     return found
 
 
-def gpu_count(gres: str) -> int:
-    """GPUs in a node's ``Gres=``: ``gpu:4``, ``gpu:a100:8(S:0-1)``, ``gpu:a:2,gpu:b:2``."""
+def _hosts(expression: str, read: _Reader) -> tuple[str, ...]:
+    names = hostnames(expression)
+    if names is None:
+        read.note("Nodes")
+        return ()
+    return names
+
+
+_RANGE = re.compile(r"([0-9]{1,9})(?:-([0-9]{1,9}))?")
+_GROUP = re.compile(r"([^\[\]]*)\[([^\[\]]*)\]")
+
+
+def hostnames(expression: str) -> tuple[str, ...] | None:
+    """Expand a Slurm host list: ``node[1-3,05],gpu7`` -> node1, node2, node3, node05, gpu7.
+
+    ``()`` for ``(null)``; None (unknown) for what is not a host list Slurm writes
+    (nested or unbalanced brackets, a range that is not ASCII digits low to high) and
+    for one of more than :data:`~.model.MAX_HOSTS` names. Never recursive.
+    """
+    if expression.upper() in _UNLIMITED:
+        return ()
+    parts = split_top(expression)
+    if parts is None:
+        return None
+    names: list[str] = []
+    for part in parts:
+        choices = _choices(part, MAX_HOSTS - len(names))
+        if choices is None:
+            return None
+        names += ("".join(picked) for picked in itertools.product(*choices))
+    if any(len(name) > MAX_NAME for name in names):
+        return None
+    return tuple(names)
+
+
+def split_top(text: str) -> list[str] | None:
+    """Split at commas outside brackets: ``n[1,3],m1`` -> 2 parts; None when brackets
+    nest or do not close (``n[1-2[3]]``, ``n[1``, ``n]``)."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+        if depth not in (0, 1):
+            return None
+    if depth != 0:
+        return None
+    parts.append(text[start:])
+    return [p for p in parts if p]
+
+
+def _choices(part: str, room: int) -> list[list[str]] | None:
+    """``r[1-2]n[3]`` -> [["r"], ["1", "2"], ["n"], ["3"], [""]]; None when it is not a
+    host name, or names more than ``room`` hosts."""
+    choices: list[list[str]] = []
+    size, end = 1, 0
+    for group in _GROUP.finditer(part):
+        if group.start() != end:
+            return None
+        end = group.end()
+        values = _values(group.group(2), room)
+        if values is None:
+            return None
+        size *= len(values)
+        if size > room:
+            return None
+        choices += [[group.group(1)], values]
+    # split_top left no bracket outside a group: the rest is the name's tail
+    return [*choices, [part[end:]]] if size <= room else None
+
+
+def _values(ranges: str, room: int) -> list[str] | None:
+    """``1-3,05`` -> 1, 2, 3, 05 (zero-padded to the width of the low end); None for
+    what is no range list, or more than ``room`` values."""
+    values: list[str] = []
+    for item in ranges.split(","):
+        match = _RANGE.fullmatch(item)
+        if match is None:
+            return None
+        low, high = match.group(1), match.group(2) or match.group(1)
+        if int(high) < int(low) or int(high) - int(low) >= room - len(values):
+            return None
+        values += [f"{value:0{len(low)}d}" for value in range(int(low), int(high) + 1)]
+    return values
+
+
+def gpu_count(gres: str) -> int | None:
+    """GPUs in a node's ``Gres=``: ``gpu:4``, ``gpu:a100:8(S:0-1)``, ``gpu:a:2,gpu:b:2``,
+    ``craynetwork:4,gpu:8``; None (unknown) for a count that is not a number."""
+    items = split_top(re.sub(r"\([^()]*\)", "", gres))
+    if items is None:
+        return None
     total = 0
-    for item in split_top(gres):
-        words = re.sub(r"\(.*?\)", "", item).split(":")
+    for item in items:
+        words = item.split(":")
         if words[0] != "gpu":
             continue
-        total += int(words[-1]) if len(words) > 1 and words[-1].isdigit() else 1
-    return total
+        if len(words) == 1 or (len(words) == 2 and not words[1].isnumeric()):
+            total += 1  # gpu, gpu:TYPE: one
+            continue
+        count = number(words[-1])
+        if count is None:
+            return None
+        total += count
+    return total if total <= MAX_NUMBER else None
 
 
-def nodes(text: str) -> dict[str, Node]:
+def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
     """``scontrol show node -o``: one node per line."""
+    notes = Notes(NODES, into)
     found: dict[str, Node] = {}
     for name, f in records(text, "NodeName"):
+        if not _named(name, "node", notes):
+            continue
+        read = _Reader(f, f"node '{name}'", notes)
+        gpus = gpu_count(f["Gres"]) if "Gres" in f else 0
+        if gpus is None:
+            read.note("Gres")
         found[name] = Node(
             name=name,
-            gpus=gpu_count(f.get("Gres", "")),
-            cpus=number(f.get("CPUTot", "0")) or 0,
-            memory=number(f.get("RealMemory", "0")) or 0,
-            state=f.get("State", ""),
+            gpus=gpus,
+            cpus=read.count("CPUTot"),
+            memory=read.count("RealMemory"),
+            state=read.state(""),
         )
     return found
 
@@ -171,14 +312,19 @@ def config(text: str) -> dict[str, str]:
     return found
 
 
-def associations(text: str) -> list[Association]:
+def associations(text: str, into: list[Unreadable] | None = None) -> list[Association]:
     """``sacctmgr -nP show assoc format=account,partition,qos``: ``acct|part|q1,q2``."""
+    notes = Notes(SACCTMGR, into)
     found: list[Association] = []
     for line in text.splitlines():
         cells = line.split("|")
         if len(cells) < 3 or not cells[0]:
             continue
         qos = tuple(q for q in cells[2].split(",") if q)
+        names = [cells[0], cells[1], *qos]
+        if len(qos) > MAX_QOS or any(len(name) > MAX_NAME for name in names):
+            notes.unreadable("an association", line)
+            continue
         found.append(Association(cells[0], cells[1], qos))
     return found
 
@@ -188,15 +334,24 @@ def has_pyxis(srun_help: str) -> bool:
     return "--container-image" in srun_help
 
 
+_VERSION = re.compile(r"(?<![0-9])([0-9]{1,6})\.([0-9]{1,6})(?:\.([0-9]{1,6}))?(?![0-9])")
+
+
 def version(text: str) -> tuple[int, ...] | None:
-    """``enroot version`` -> ``(3, 4, 1)``."""
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    """``enroot version`` -> ``(3, 4, 1)``; None when its first line holds none."""
+    first = text.strip().partition("\n")[0]
+    match = _VERSION.search(first[:MAX_NAME])
     if match is None:
         return None
     return tuple(int(g) for g in match.groups() if g is not None)
 
 
+TEST_ONLY_LINES = 10
+
+
 def test_only_answer(stderr: str) -> str:
-    """sbatch --test-only's estimate without its ``sbatch: `` prefix, on one line."""
+    """sbatch --test-only's estimate without its ``sbatch: `` prefix, on one line (its
+    first :data:`TEST_ONLY_LINES` lines), fit to be shown: no token, no control
+    character, not huge (:func:`~automodel_launch.secrets.display`)."""
     lines = [line.removeprefix("sbatch: ").strip() for line in stderr.splitlines()]
-    return "; ".join(line for line in lines if line)
+    return display("; ".join([line for line in lines if line][:TEST_ONLY_LINES]))

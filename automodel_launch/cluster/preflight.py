@@ -14,11 +14,12 @@ from typing import Any
 
 from automodel_launch.cluster import access, resources, rules
 from automodel_launch.cluster.commands import Unanswered
-from automodel_launch.cluster.model import Cluster
+from automodel_launch.cluster.model import Cluster, Unreadable
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import sort_key
 from automodel_launch.results import FileReport
+from automodel_launch.secrets import display
 
 ScriptOf = Callable[[FileReport, Path], str | None]
 """Renders a report's SBATCH script for a job directory (None: it cannot be rendered)."""
@@ -63,6 +64,7 @@ class Preflight:
                 "check `scontrol ping` and try again; `submit --no-preflight` skips the check",
                 at_key=True,
             )  # fmt: skip
+        unreadable(job, self.reader.unreadable)
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
 
     def _rules(self, job: rules.Job) -> None:
@@ -123,6 +125,23 @@ class Preflight:
         else:
             message = f"sbatch --test-only: {said}"
             job.sink.add("sbatch-estimate", rules.SECTION, message, at_key=True)
+
+
+SHOWN_PER_COMMAND = 3
+
+
+def unreadable(job: rules.Job, notes: list[Unreadable]) -> None:
+    """One ``scheduler-output`` note per command whose answer could not all be read."""
+    commands = list(dict.fromkeys(note.command for note in notes))
+    for command in commands:
+        said = [note.said for note in notes if note.command == command]
+        more = len(said) - SHOWN_PER_COMMAND
+        listed = "; ".join(said[:SHOWN_PER_COMMAND]) + (f"; and {more} more" if more > 0 else "")
+        job.sink.add(
+            "scheduler-output", rules.SECTION,
+            display(f"`{command}`: {listed}; not checked"),
+            at_key=True,
+        )  # fmt: skip
 
 
 def check_reports(

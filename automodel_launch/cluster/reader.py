@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from automodel_launch.cluster import parse
 from automodel_launch.cluster.commands import TIMEOUT, Answer, NoSlurm, Unanswered, find, run
-from automodel_launch.cluster.model import Association, Cluster
+from automodel_launch.cluster.model import Association, Cluster, Unreadable
 
 _NOT_CONFIGURED = ("s_p_parse_file", "cannot stat", "configuration", "ClusterName")
 """What Slurm's clients say (and retry for a minute) without a readable slurm.conf."""
@@ -24,6 +24,7 @@ class ClusterReader:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     _cluster: Cluster | None = None
     _failure: Exception | None = None
+    _asked_programs: set[str] = field(default_factory=set)
 
     def cluster(self) -> Cluster:
         """Partitions, nodes and configuration; raises :class:`NoSlurm` or :class:`Unanswered`
@@ -38,6 +39,11 @@ class ClusterReader:
                 raise
         return self._cluster
 
+    @property
+    def unreadable(self) -> list[Unreadable]:
+        """What the commands asked so far printed that could not be read."""
+        return [] if self._cluster is None else self._cluster.unreadable
+
     def _ask(self, *command: str) -> Answer:
         return run(command, timeout=self.timeout, environ=self.environ)
 
@@ -51,10 +57,12 @@ class ClusterReader:
             raise NoSlurm(f"scontrol show partition failed: {partitions.said}")
         nodes = self._ask("scontrol", "--all", "show", "node", "-o")
         config = self._ask("scontrol", "show", "config")
+        notes: list[Unreadable] = []
         return Cluster(
-            partitions=parse.partitions(partitions.stdout),
-            nodes=parse.nodes(nodes.stdout) if nodes.returncode == 0 else {},
-            config=parse.config(config.stdout) if config.returncode == 0 else {},
+            partitions=parse.partitions(_output(partitions, parse.PARTITIONS, notes), notes),
+            nodes=parse.nodes(_output(nodes, parse.NODES, notes), notes),
+            config=parse.config(_output(config, "scontrol show config", notes)),
+            unreadable=notes,
         )
 
     def _ping(self) -> None:
@@ -75,22 +83,24 @@ class ClusterReader:
     def pyxis(self) -> bool | None:
         """pyxis on the cluster (``--container-image`` in ``srun --help``); None: unknown."""
         cluster = self.cluster()
-        if cluster.pyxis is None:
-            try:
-                answer = self._ask("srun", "--help")
-            except (Unanswered, NoSlurm):
-                return None
-            cluster.pyxis = parse.has_pyxis(answer.stdout + answer.stderr)
+        if cluster.pyxis is None and not self._asked("srun"):
+            answer = self._try(cluster, "srun --help", "srun", "--help")
+            if answer is not None:
+                cluster.pyxis = parse.has_pyxis(answer.stdout + answer.stderr)
         return cluster.pyxis
 
     def enroot_version(self) -> tuple[int, ...] | None:
         """``enroot version`` on this host (login nodes often have none: None)."""
         cluster = self.cluster()
-        if cluster.enroot_version is None and find("enroot", self.environ) is not None:
-            try:
-                cluster.enroot_version = parse.version(self._ask("enroot", "version").stdout)
-            except (Unanswered, NoSlurm):
+        if cluster.enroot_version is None and not self._asked("enroot"):
+            if find("enroot", self.environ) is None:
                 return None
+            answer = self._try(cluster, "enroot version", "enroot", "version")
+            if answer is not None:
+                cluster.enroot_version = parse.version(answer.stdout)
+                if cluster.enroot_version is None:
+                    notes = parse.Notes("enroot version", cluster.unreadable)
+                    notes.unreadable("its version", answer.stdout.strip())
         return cluster.enroot_version
 
     def associations(self) -> list[Association] | None:
@@ -99,21 +109,40 @@ class ClusterReader:
         if not cluster.accounting:
             return None
         if cluster.associations is None:
+            if self._asked("sacctmgr"):
+                return None
             user = self.environ.get("USER") or getpass.getuser()
             where = [f"user={user}"]
-            if cluster.config.get("ClusterName"):
-                where.append(f"cluster={cluster.config['ClusterName']}")
-            try:
-                answer = self._ask(
-                    "sacctmgr", "-nP", "show", "assoc", "where", *where,
-                    "format=account,partition,qos",
-                )  # fmt: skip
-            except (Unanswered, NoSlurm):
+            if cluster.name is not None:
+                where.append(f"cluster={cluster.name}")
+            answer = self._try(
+                cluster, parse.SACCTMGR, "sacctmgr", "-nP", "show", "assoc", "where", *where,
+                "format=account,partition,qos",
+            )  # fmt: skip
+            if answer is None:
                 return None
-            if answer.returncode != 0:
-                return None
-            cluster.associations = parse.associations(answer.stdout)
+            cluster.associations = parse.associations(answer.stdout, cluster.unreadable)
         return cluster.associations
+
+    def _asked(self, program: str) -> bool:
+        """Whether ``program`` was asked already (and gave nothing to read): once a run."""
+        asked = program in self._asked_programs
+        self._asked_programs.add(program)
+        return asked
+
+    def _try(self, cluster: Cluster, name: str, *command: str) -> Answer | None:
+        """A command's answer; None (noted under ``name``) when it failed, did not answer
+        or cannot be run."""
+        try:
+            answer = self._ask(*command)
+        except Unanswered:
+            cluster.unreadable.append(Unreadable(name, f"did not answer within {self.timeout:g}s"))
+            return None
+        except NoSlurm as exc:
+            cluster.unreadable.append(Unreadable(name, str(exc)))
+            return None
+        _output(answer, name, cluster.unreadable)
+        return answer if answer.returncode == 0 else None
 
     def test_only(self, script: str, cwd: str) -> Answer:
         """``sbatch --test-only`` on a written script: the scheduler's estimate or refusal."""
@@ -123,3 +152,13 @@ class ClusterReader:
             cwd=cwd,
             environ=self.environ,
         )
+
+
+def _output(answer: Answer, command: str, notes: list[Unreadable]) -> str:
+    """The standard output to parse: none (noted) after a failure; noted when cut."""
+    if answer.returncode != 0:
+        notes.append(Unreadable(command, f"exit status {answer.returncode}: {answer.said}"))
+        return ""
+    if answer.truncated:
+        notes.append(Unreadable(command, "its answer was too long and was cut"))
+    return answer.stdout

@@ -7,6 +7,7 @@ have is refused by sbatch at once, or, where Slurm cannot tell yet, never starts
 from __future__ import annotations
 
 from automodel_launch.cluster.model import Cluster, Partition
+from automodel_launch.cluster.parse import number
 from automodel_launch.cluster.rules import Job, describe
 
 
@@ -16,7 +17,7 @@ def check_gpus(job: Job, cluster: Cluster, partition: Partition) -> None:
     ``gpus_per_node: null`` renders ``--exclusive``: whole nodes, all their GPUs, one
     rank per GPU; ``0`` is a CPU job.
     """
-    gpus = [node.gpus for node in cluster.nodes_of(partition)]
+    gpus = known([node.gpus for node in cluster.nodes_of(partition)])
     if not gpus:
         return
     most = max(gpus)
@@ -63,7 +64,7 @@ def check_cpus(job: Job, cluster: Cluster, partition: Partition) -> None:
     asked = job.cfg.cpus_per_task
     if asked is None:
         return
-    have = [node.cpus for node in cluster.nodes_of(partition)]
+    have = known([node.cpus for node in cluster.nodes_of(partition)])
     over = _over_node(job, partition, asked, ("MaxCPUsPerNode", partition.max_cpus_per_node), have)
     if over is None:
         return
@@ -80,7 +81,7 @@ def check_mem(job: Job, cluster: Cluster, partition: Partition) -> None:
     asked = megabytes(job.cfg.mem)
     if asked is None:
         return
-    have = [node.memory for node in cluster.nodes_of(partition)]
+    have = known([node.memory for node in cluster.nodes_of(partition)])
     over = _over_node(job, partition, asked, ("MaxMemPerNode", partition.max_mem_per_node), have)
     if over is None:
         return
@@ -91,6 +92,12 @@ def check_mem(job: Job, cluster: Cluster, partition: Partition) -> None:
         "job (Memory specification can not be satisfied)",
         f"set mem: {most}M or less, or mem: 0 for all the memory of each node",
     )  # fmt: skip
+
+
+def known(values: list[int | None]) -> list[int]:
+    """The values of a partition's nodes; none when one is unknown (the rule then
+    judges by the partition's own limits only, or not at all)."""
+    return [] if None in values else [v for v in values if v is not None]
 
 
 def _over_node(
@@ -123,10 +130,11 @@ _UNITS = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
 
 def megabytes(size: str | None) -> int | None:
     """``64G`` -> 65536; None for no size or ``0`` (all the memory of each node)."""
-    if size is None:
+    if not size:
         return None
     unit = size[-1].upper() if size[-1].isalpha() else "M"
     digits = size[:-1] if size[-1].isalpha() else size
-    if not digits.isdigit() or unit not in _UNITS or int(digits) == 0:
+    value = number(digits) if digits.isdigit() else None
+    if not value or unit not in _UNITS:
         return None
-    return max(1, round(int(digits) * _UNITS[unit]))
+    return max(1, round(value * _UNITS[unit]))

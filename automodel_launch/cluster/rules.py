@@ -85,8 +85,8 @@ def describe(partition: Partition, job: Job) -> str:
 
 
 def check_state(job: Job, cluster: Cluster, partition: Partition) -> None:
-    if partition.state == "UP":
-        return
+    if partition.state in ("UP", ""):
+        return  # "": unknown
     up = sorted(n for n, p in cluster.partitions.items() if p.state == "UP")
     what = {
         "DOWN": "sbatch accepts the job and it pends until the partition is UP again "
@@ -130,9 +130,10 @@ def check_time(job: Job, cluster: Cluster, partition: Partition) -> None:
 def check_nodes(job: Job, cluster: Cluster, partition: Partition) -> None:
     asked = job.cfg.nodes
     name = describe(partition, job)
-    if asked > partition.total_nodes:
-        said = f"nodes: {asked} is more than {name} has ({partition.total_nodes})"
-        most = partition.total_nodes
+    total = partition.total_nodes
+    if total is not None and asked > total:
+        said = f"nodes: {asked} is more than {name} has ({total})"
+        most = total
     elif partition.max_nodes is not None and asked > partition.max_nodes:
         said = f"nodes: {asked} is over the MaxNodes of {name} ({partition.max_nodes})"
         most = partition.max_nodes

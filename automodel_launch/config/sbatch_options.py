@@ -206,7 +206,7 @@ def _sbatch_arg(value: Any) -> str:
     text = value
     name, has_value, arg = text.partition("=")
     if not name.startswith("--"):
-        long = SHORT.get(name[1:2] if name.startswith("-") else "")
+        long = SHORT.get(name[1:2]) if name.startswith("-") else None
         fix = "write --option=value, as on an #SBATCH line"
         if long in OWNED:
             fix = f"-{name[1:2]} is --{long}: use {_field(OWNED[long])}"
@@ -230,11 +230,11 @@ def _sbatch_arg(value: Any) -> str:
             "remove it",
         )
     if name not in OPTIONS:
-        close = difflib.get_close_matches(name, OPTIONS, n=1, cutoff=0.6)
+        close = next(iter(difflib.get_close_matches(name, OPTIONS)), None)
         fail(
             "unknown-sbatch-option",
             f"--{name} is not an sbatch option (Slurm 22.05)",
-            f"did you mean --{close[0]}?" if close else "see `sbatch --help` for the options",
+            f"did you mean --{close}?" if close else "see `sbatch --help` for the options",
         )
     kind_of = OPTIONS[name][1]
     if kind_of == "none" and has_value:

@@ -116,8 +116,8 @@ FILE_LEVEL = frozenset(
     {"file-not-found", "file-unreadable", "no-config-found", "file-too-large", "not-text",
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
-     "cluster-unanswered", "sbatch-refused", "sbatch-estimate", "tab-not-space",
-     "key-not-text", "placeholder-value"}
+     "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
+     "tab-not-space", "key-not-text", "placeholder-value"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""
