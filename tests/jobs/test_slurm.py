@@ -11,12 +11,13 @@ import pytest
 
 from automodel_launch.jobs import slurm
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.slurm_output import SqueueJob, read_job
 
 CAPTURED = Path(__file__).parent / "captured" / "squeue.json"
 
 
-def squeue() -> dict[str, dict[str, Any]]:
-    return {str(job["job_id"]): job for job in json.loads(CAPTURED.read_text())["jobs"]}
+def squeue() -> dict[str, SqueueJob]:
+    return {str(job["job_id"]): read_job(job) for job in json.loads(CAPTURED.read_text())["jobs"]}
 
 
 def manifest(job_dir: Path, scheduler_id: str | None = "3", **details: Any) -> Manifest:
@@ -66,14 +67,6 @@ def test_a_held_job_cancelled_keeps_its_last_reason(tmp_path: Path) -> None:
     assert (shown.state, shown.reason, shown.explained) == ("CANCELLED", "JobHeldUser", None)
 
 
-@pytest.mark.parametrize(
-    ("raw", "code"),
-    [(0, 0), (768, 3), (256, 1), (9, 137), (15, 143), ({"return_code": 2}, 2), ("x", None)],
-)
-def test_wait_status(raw: Any, code: int | None) -> None:
-    assert slurm._wait_status(raw) == code
-
-
 def test_a_forgotten_job_is_read_from_its_directory(tmp_path: Path) -> None:
     job = manifest(tmp_path, time="00:05:00")
     unknown = slurm.from_job_dir(job, None)
@@ -107,7 +100,7 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
     bin_dir.mkdir()
     (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
     (bin_dir / "sacct").write_text(
-        '#!/bin/sh\n[ "$5" = 3 ] || exit 1\n'
+        '#!/bin/sh\n[ "$4" = --jobs=3 ] || exit 1\n'
         "echo 'TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
     )
     for tool in bin_dir.iterdir():
