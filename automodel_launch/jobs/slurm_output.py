@@ -33,7 +33,7 @@ MAX_EPOCH = 2**34
 _STRICT = ConfigDict(strict=True, extra="ignore", frozen=True)
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 Word = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z_]{0,31}$")]
-Cluster = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+Cluster = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})?$")]
 Epoch = Annotated[float, Field(ge=0, le=MAX_EPOCH, allow_inf_nan=False)]
 Small = Annotated[int, Field(ge=-(2**31), le=2**32)]
 """Wait statuses, return codes and signals (Slurm's are 32-bit)."""
@@ -184,10 +184,21 @@ def read_job(raw: Any, command: str = "squeue --json") -> SqueueJob:
 
 
 def problem(exc: ValidationError) -> str:
-    """The first field that does not fit and why, without the value (it may hold anything)."""
-    error = exc.errors(include_input=False, include_url=False)[0]
-    where = ".".join(str(part) for part in error["loc"]) or "the answer"
-    return display(f"{where}: {error['msg']}")
+    """The first field that does not fit and why, without the value (it may hold anything):
+    ``job_state: Input should be a valid string or List should have at least 1 item ...``."""
+    errors = exc.errors(include_input=False, include_url=False)
+    paths = [".".join(str(part) for part in error["loc"] if _is_field(part)) for error in errors]
+    why = dict.fromkeys(error["msg"] for error, path in zip(errors, paths) if path == paths[0])
+    return display(f"{paths[0] or 'the answer'}: {' or '.join(why)}")
+
+
+def _is_field(part: str | int) -> bool:
+    """A part of an error's location that names a field or an index, not a union's member."""
+    return isinstance(part, int) or (_FIELD.fullmatch(part) is not None and part not in _TYPES)
+
+
+_FIELD = re.compile(r"[a-z][a-z0-9_]*")
+_TYPES = frozenset({"str", "int", "float", "bool", "list", "dict", "none"})
 
 
 # ------------------------------------------------------------------ sacct

@@ -110,3 +110,50 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
     assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
     assert (shown.nodes, shown.time_limit, shown.reason) == ("node[1-2]", "00:20:00", None)
     assert shown.elapsed == 1201
+
+
+def test_scheduler_text_is_cleaned_where_it_is_read(tmp_path: Path) -> None:
+    token = "ghp_" + "d" * 36
+    job = read_job({"job_id": 3, "job_state": "PENDING", "state_reason": f"\x1b[2J{token}",
+                    "nodes": "n\u202e1", "cluster": "c1"})  # fmt: skip
+    shown = slurm.from_squeue(manifest(tmp_path, time=f"\x1b{token}"), job)
+    assert (shown.reason, shown.nodes, shown.time_limit) == ("\\x1b[2J***", "n\\u202e1", "\\x1b***")
+
+
+@pytest.mark.parametrize(
+    ("state", "reason", "shown"),
+    [("PENDING", "None", "None"), ("RUNNING", "None", None), ("RUNNING", "", None),
+     ("PENDING", "", None), ("RUNNING", "Prolog", "Prolog"), ("PENDING", None, None)],
+)  # fmt: skip
+def test_a_reason_of_none_explains_a_pending_job_only(
+    tmp_path: Path, state: str, reason: str | None, shown: str | None
+) -> None:
+    job = read_job({"job_id": 3, "job_state": state, "state_reason": reason})
+    assert slurm.from_squeue(manifest(tmp_path), job).reason == shown
+
+
+def test_a_preempted_job_has_ended_its_run(tmp_path: Path) -> None:
+    job = read_job({"job_id": 3, "job_state": "PREEMPTED", "exit_code": 15, "end_time": 100})
+    shown = slurm.from_squeue(manifest(tmp_path), job)
+    assert (shown.state, shown.exit_code, shown.ended_at) == ("PREEMPTED", 143, 100)
+    running = read_job({"job_id": 3, "job_state": "RUNNING", "exit_code": 15, "end_time": 100})
+    shown = slurm.from_squeue(manifest(tmp_path), running)
+    assert (shown.exit_code, shown.ended_at) == (None, None)
+
+
+def test_time_limits_of_squeue(tmp_path: Path) -> None:
+    def limit(value: Any) -> str | None:
+        job = read_job({"job_id": 3, "job_state": "RUNNING", "time_limit": value})
+        return slurm.from_squeue(manifest(tmp_path, time="2:00:00"), job).time_limit
+
+    assert limit(90) == "1:30:00"
+    assert limit(0) == "0:00:00"
+    assert limit({"set": True, "infinite": True, "number": 0}) == "UNLIMITED"
+    assert limit({"set": False, "infinite": False, "number": 0}) == "2:00:00"
+    assert limit(None) == "2:00:00"
+
+
+def test_a_cluster_of_squeue_is_shown_and_an_empty_one_is_none(tmp_path: Path) -> None:
+    job = read_job({"job_id": 3, "job_state": "RUNNING", "cluster": ""})
+    assert slurm.from_squeue(manifest(tmp_path), job).cluster is None
+    assert slurm.from_squeue(manifest(tmp_path), job).started_at is None
