@@ -109,22 +109,21 @@ def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
         exit_code = read_exit_code(Path(manifest.job_dir))
         if exit_code is None:
             exit_code = wait_status(job.exit_code)
-    reason = job.state_reason
-    if reason == "None" and state != "PENDING":
-        reason = None  # "None" explains a pending job: it was just submitted
+    # "None" explains a pending job (just submitted); of any other it says nothing
+    silent = job.state_reason == "None" and state != "PENDING"
     limit = time_limit(job.time_limit)
     return JobStatus(
         manifest,
         state,
         scheduler_state=scheduler_state,
-        reason=_text(reason),
+        reason=None if silent else _text(job.state_reason),
         nodes=_text(job.nodes),
         started_at=start,
         ended_at=epoch(job.end_time) if finished else None,
         time_limit=format_minutes(limit) if isinstance(limit, int) else limit or _limit(manifest),
         exit_code=exit_code,
         log_path=log_path(manifest),
-        cluster=job.cluster or None,
+        cluster=_text(job.cluster),
     )
 
 
@@ -216,7 +215,7 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
         return before
     if find("scancel") is None:
         raise SlurmUnavailable("scancel is not on PATH")
-    answer = _run("scancel", "--", checked_id(manifest, "nothing to cancel"))
+    answer = _run("scancel", "--", checked_id(manifest))
     if answer.returncode != 0:
         raise SlurmUnavailable(f"scancel refused: {display(answer.said)}")
     mark_cancelled(manifest)

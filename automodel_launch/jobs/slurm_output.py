@@ -12,6 +12,7 @@ the command and the field; the decoder never raises anything else.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -136,21 +137,24 @@ def decode_json(text: str, command: str) -> Any:
 
 def deepest(text: str) -> int:
     """How deep ``[`` and ``{`` nest in ``text``, outside JSON strings."""
-    brackets = _BRACKETS.sub("", _STRINGS.sub("", text))
     depth = top = 0
-    for char in brackets:
-        depth += 1 if char in "[{" else -1
-        top = max(top, depth)
+    for token in _TOKENS.findall(text):
+        if token in _OPENING:
+            depth += 1
+            top = max(top, depth)
+        elif token in _CLOSING:
+            depth -= 1
     return top
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
-_BRACKETS = re.compile(r"[^\[\]{}]+")
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+"""A JSON string (to the end of the text when it is not closed), or a bracket."""
+_OPENING, _CLOSING = frozenset("[{"), frozenset("]}")
 
 
 def _bounded_int(text: str) -> int | float:
     """A number of more digits than any of Slurm's is infinite: no field takes it."""
-    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else float("inf")
+    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else math.inf
 
 
 def _no_constant(text: str) -> Any:
@@ -186,10 +190,14 @@ def read_job(raw: Any, command: str = "squeue --json") -> SqueueJob:
 def problem(exc: ValidationError) -> str:
     """The first field that does not fit and why, without the value (it may hold anything):
     ``job_state: Input should be a valid string or List should have at least 1 item ...``."""
-    errors = exc.errors(include_input=False, include_url=False)
-    paths = [".".join(str(part) for part in error["loc"] if _is_field(part)) for error in errors]
-    why = dict.fromkeys(error["msg"] for error, path in zip(errors, paths) if path == paths[0])
-    return display(f"{paths[0] or 'the answer'}: {' or '.join(why)}")
+    errors = exc.errors()
+    where = max((_path(error["loc"]) for error in errors), key=len)  # of a union: the closest
+    why = dict.fromkeys(error["msg"] for error in errors if _path(error["loc"]) == where)
+    return display(f"{where or 'the answer'}: {' or '.join(why)}")
+
+
+def _path(location: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) for part in location if _is_field(part))
 
 
 def _is_field(part: str | int) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered, find, run
 from automodel_launch.jobs.ids import is_scheduler_id
-from automodel_launch.secrets import display
+from automodel_launch.secrets import display, looks_like_token
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def parsable(answer: Answer) -> tuple[str, str | None]:
         len(lines) != 1
         or answer.truncated
         or not is_scheduler_id("slurm", job_id)
-        or (cluster and CLUSTER.fullmatch(cluster) is None)
+        or (cluster and (CLUSTER.fullmatch(cluster) is None or looks_like_token(cluster)))
     ):
         raise SubmitError(
             "sbatch answered with no job id this tool can read: "

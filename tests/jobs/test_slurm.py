@@ -115,9 +115,10 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
 def test_scheduler_text_is_cleaned_where_it_is_read(tmp_path: Path) -> None:
     token = "ghp_" + "d" * 36
     job = read_job({"job_id": 3, "job_state": "PENDING", "state_reason": f"\x1b[2J{token}",
-                    "nodes": "n\u202e1", "cluster": "c1"})  # fmt: skip
+                    "nodes": "n\u202e1", "cluster": token})  # fmt: skip
     shown = slurm.from_squeue(manifest(tmp_path, time=f"\x1b{token}"), job)
     assert (shown.reason, shown.nodes, shown.time_limit) == ("\\x1b[2J***", "n\\u202e1", "\\x1b***")
+    assert shown.cluster == "***"
 
 
 @pytest.mark.parametrize(
@@ -157,3 +158,31 @@ def test_a_cluster_of_squeue_is_shown_and_an_empty_one_is_none(tmp_path: Path) -
     job = read_job({"job_id": 3, "job_state": "RUNNING", "cluster": ""})
     assert slurm.from_squeue(manifest(tmp_path), job).cluster is None
     assert slurm.from_squeue(manifest(tmp_path), job).started_at is None
+
+
+def test_a_pending_jobs_start_time_is_an_estimate_not_a_start(tmp_path: Path) -> None:
+    def started(state: str) -> float | None:
+        job = read_job({"job_id": 3, "job_state": state, "start_time": 1796057364})
+        return slurm.from_squeue(manifest(tmp_path), job).started_at
+
+    assert started("PENDING") is None
+    assert started("RUNNING") == 1796057364
+
+
+def test_what_the_job_directory_says_when_slurm_does_not(tmp_path: Path) -> None:
+    job = manifest(tmp_path, time="00:05:00")
+    unknown = slurm.from_job_dir(job, "why")
+    assert (unknown.manifest, unknown.state, unknown.scheduler_state) == (job, "UNKNOWN", None)
+    assert (unknown.time_limit, unknown.log_path, unknown.note) == (
+        "00:05:00", f"{tmp_path}/fails_3.out", "why"
+    )  # fmt: skip
+    (tmp_path / "exit_code").write_text("4\n")
+    left = slurm.from_job_dir(job, "why")
+    assert (left.manifest, left.state, left.scheduler_state, left.exit_code) == (
+        job, "FAILED", None, 4
+    )  # fmt: skip
+    assert (left.time_limit, left.log_path, left.note) == (
+        "00:05:00", f"{tmp_path}/fails_3.out", "why"
+    )  # fmt: skip
+    assert slurm.from_job_dir(manifest(tmp_path), None).time_limit is None
+    assert slurm.from_job_dir(manifest(tmp_path), None).note is None

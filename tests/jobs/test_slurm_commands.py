@@ -54,13 +54,20 @@ def test_squeue_answers_for_a_job_it_lists_and_sacct_is_not_asked(
 def test_a_job_squeue_has_forgotten_is_asked_of_accounting(fake: FakeSlurm, tmp_path: Path) -> None:
     fake.squeue({"job_id": 8})
     fake.answer("sacct", TIMED_OUT + "\nCOMPLETED|0:0|||||\n")
-    shown = status(tmp_path, time="00:05:00")
+    job = manifest(tmp_path, time="00:05:00")
+    (shown,) = slurm.statuses([job])
     assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
     assert (shown.nodes, shown.time_limit, shown.note) == ("node[1-2]", "00:20:00", None)
+    assert (shown.manifest, shown.log_path, shown.reason) == (job, f"{tmp_path}/fails_3.out", None)
     assert fake.calls == [
         "squeue --json",
         "sacct -n -P -X --jobs=3 -o State,ExitCode,Start,End,NodeList,Timelimit,Reason",
     ]
+    fake.answer("sacct", "PENDING||Unknown|Unknown|None assigned||Priority\n")
+    (pending,) = slurm.statuses([job])
+    assert (pending.state, pending.reason, pending.time_limit) == (
+        "PENDING", "Priority", "00:05:00"
+    )  # fmt: skip
 
 
 def test_a_job_state_given_as_a_list_is_read(fake: FakeSlurm, tmp_path: Path) -> None:
@@ -158,9 +165,13 @@ def test_squeue_failing_is_a_note(fake: FakeSlurm, tmp_path: Path) -> None:
 def test_squeue_that_hangs_is_a_note(
     fake: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import time
+
     monkeypatch.setenv(slurm.TIMEOUT_VARIABLE, "0.5")
     fake.hang("squeue")
+    start = time.monotonic()
     assert status(tmp_path).note == "squeue did not answer within 0.5s"
+    assert time.monotonic() - start < 3
 
 
 def test_squeue_that_says_too_much_is_not_read(fake: FakeSlurm, tmp_path: Path) -> None:
@@ -222,9 +233,9 @@ def test_cancel_puts_the_id_after_a_double_dash_and_waits_for_the_end(
 def test_cancel_stops_waiting_after_its_time(fake: FakeSlurm, tmp_path: Path) -> None:
     fake.squeue({"job_id": 3, "job_state": "RUNNING"})
     fake.answer("scancel")
-    shown = slurm.cancel(manifest(tmp_path), wait=0.5)
+    shown = slurm.cancel(manifest(tmp_path), wait=2.0)
     assert shown.state == "RUNNING"
-    assert len(fake.called("squeue")) >= 3  # before, after, and while waiting
+    assert len(fake.called("squeue")) >= 5  # before, after, and every 0.3 s while waiting
 
 
 @pytest.mark.parametrize("state", sorted(FINISHED))
@@ -304,3 +315,22 @@ def test_the_timeout_of_slurms_commands(
         monkeypatch.setenv(slurm.TIMEOUT_VARIABLE, value)
     assert slurm.timeout() == seconds
     assert slurm.timeout(120.0) == (120.0 if seconds == 30.0 else seconds)
+
+
+def test_logs_follow_until_the_job_ends(
+    fake: FakeSlurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "fails_3.out"
+    log.write_text("[rank0]:a\n[rank1]:b\n")
+    fake.squeue({"job_id": 3, "job_state": "COMPLETED", "exit_code": 0})
+    done = fake.root / "squeue.done"
+    (fake.root / "squeue.out").rename(done)
+    fake.squeue({"job_id": 3, "job_state": "RUNNING"})
+    seen = fake.root / "seen"
+    fake.tool(
+        "squeue",
+        f'if [ -e "{seen}" ]; then printf "[rank0]:c\\n" >> "{log}"; /bin/cat "{done}"; '
+        f'else : > "{seen}"; /bin/cat "{fake.root}/squeue.out"; fi',
+    )
+    assert slurm.logs(manifest(tmp_path), follow=True, rank=0) == 0
+    assert capsys.readouterr().out == "a\nc\n"

@@ -209,9 +209,12 @@ def test_epoch(raw: Any, seconds: float | None) -> None:
      (job(time_limit="60"), "time_limit: Input should be a valid integer" + NUMBER_SET),
      (job(exit_code=2**32 + 1), "exit_code: Input should be less than or equal to 4294967296 or "
                                 "Input should be a valid dictionary or instance of ExitStatus"),
-     (job(exit_code={"return_code": "1"}), "exit_code: Input should be a valid integer"),
+     (job(exit_code={"return_code": "1"}), "exit_code.return_code: Input should be a valid "
+      "integer" + NUMBER_SET),
+     (job(job_state=["RUNNING", "run"]), "job_state.1: String should match pattern "
+      "'^[A-Z][A-Z_]{0,31}$'"),
      (job(start_time={"set": True, "number": float("inf")}),
-      "start_time: Input should be a valid number"),
+      "start_time.number: Input should be a finite number"),
      ({"job_state": "RUNNING"}, "job_id: Field required"),
      (["x"], "the answer: Input should be a valid dictionary or instance of SqueueJob")],
 )  # fmt: skip
@@ -263,6 +266,8 @@ def test_a_sacct_line() -> None:
     assert (empty.nodes, empty.time_limit, empty.reason, empty.started_at) == (
         None, None, "Priority", None
     )  # fmt: skip
+    blank = read_sacct("PENDING|||||x|")
+    assert (blank.nodes, blank.time_limit, blank.reason) == (None, "x", None)
 
 
 def test_sacct_text_is_cleaned() -> None:
