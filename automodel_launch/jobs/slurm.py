@@ -158,7 +158,6 @@ def from_job_dir(manifest: Manifest, problem: str | None) -> JobStatus:
         return JobStatus(
             manifest,
             state,
-            scheduler_state=None,
             time_limit=_limit(manifest),
             exit_code=code,
             log_path=log_path(manifest),

@@ -224,7 +224,11 @@ def test_cancel_puts_the_id_after_a_double_dash_and_waits_for_the_end(
     (fake.root / "squeue.out").rename(cancelled)
     fake.squeue({"job_id": 3, "job_state": "RUNNING"})
     fake.tool("scancel", f'/bin/cp "{cancelled}" "{fake.root}/squeue.out"')
-    shown = slurm.cancel(manifest(tmp_path), wait=5)
+    import time
+
+    start = time.monotonic()
+    shown = slurm.cancel(manifest(tmp_path), wait=60)
+    assert time.monotonic() - start < 30  # it ended: no waiting on
     assert (shown.state, shown.exit_code) == ("CANCELLED", 143)
     assert fake.called("scancel") == ["scancel -- 3"]
     assert (tmp_path / "cancelled").exists()

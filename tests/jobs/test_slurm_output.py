@@ -225,6 +225,13 @@ def test_a_job_of_the_wrong_shape_names_the_field(raw: Any, said: str) -> None:
     )
 
 
+def test_of_several_fields_the_deepest_path_is_named() -> None:
+    assert unreadable(job(nodes=["x"], end_time=-1)) == (
+        "squeue --json gave a job this version cannot read (end_time: Input should be greater "
+        "than or equal to 0" + NUMBER_SET + ")"
+    )
+
+
 def test_the_value_of_a_field_is_never_in_the_message() -> None:
     said = unreadable(job(state_reason=["hf_" + "a" * 34, "\x1b[2J"]))
     assert said == "squeue --json gave a job this version cannot read (state_reason: Input " \
