@@ -10,7 +10,7 @@ command-line messages. Standard library only: it runs on every ``validate``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 MASK = "***"
@@ -167,6 +167,19 @@ class Redactor:
         for value in self.values:
             text = text.replace(value, MASK)
         return redact_tokens(text)
+
+
+MIN_SECRET_VALUE = 8
+"""Values of secret variables shorter than this are not masked in output: they would mask
+ordinary words (``KEY=abc``)."""
+
+
+def environment_redactor(environ: Mapping[str, str]) -> Redactor:
+    """Token shapes and the values of ``environ``'s secret variables (``HF_TOKEN=...``):
+    what every output stream of the tool masks."""
+    return Redactor(
+        lambda: [v for k, v in environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET_VALUE]
+    )
 
 
 # ------------------------------------------------------------------ display

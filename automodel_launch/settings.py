@@ -41,6 +41,7 @@ OTHER_VARIABLES = frozenset(
         "AUTOMODEL_LAUNCH_SLURM_CPUS",
         "AUTOMODEL_LAUNCH_STATE_DIR",
         "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT",
+        "AUTOMODEL_LAUNCH_SLURM_TIMEOUT",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the

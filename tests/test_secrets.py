@@ -333,3 +333,11 @@ def test_every_diagnostic_is_cleaned_where_it_is_made() -> None:
         Severity.ERROR, "x", f"env_vars.{token}", 1, 1, f"key '{token}'\x1b[2J", f"hint {token}"
     )
     assert (d.path, d.message, d.hint) == ("env_vars.***", "key '***'\\x1b[2J", "hint ***")
+
+
+def test_environment_redactor_masks_secret_variables_of_eight_characters_or_more() -> None:
+    redact = secrets.environment_redactor(
+        {"HF_TOKEN": "12345678", "API_KEY": "1234567", "HOME": "abcdefghij"}
+    )
+    assert redact("12345678 1234567 abcdefghij") == "*** 1234567 abcdefghij"
+    assert secrets.MIN_SECRET_VALUE == 8

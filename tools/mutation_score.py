@@ -17,6 +17,7 @@ hung a test that finishes. A mutant that was never run fails the check.
 from __future__ import annotations
 
 import argparse
+import ast
 import fnmatch
 import json
 import os
@@ -86,7 +87,7 @@ def drop_each(
         yield HandMutant(path, listing, listing.replace(with_comma, "", 1), tests)
 
 
-def drop_entries(path: str, table: str, tests: tuple[str, ...]) -> Iterator[HandMutant]:
+def drop_dict_lines(path: str, table: str, tests: tuple[str, ...]) -> Iterator[HandMutant]:
     """One mutant per entry line (``    "key": value,``) of the dict literal that starts with
     the line ``table`` in ``path``, the entry removed: each entry must be pinned by a test."""
     text = (ROOT / path).read_text(encoding="utf-8")
@@ -106,6 +107,40 @@ def drop_alternative(
         yield HandMutant(path, alternation, "|".join(branches[:i] + branches[i + 1 :]), tests)
 
 
+def drop_entries(
+    path: str, table: str, tests: tuple[str, ...], flips: tuple[tuple[str, str], ...] = ()
+) -> Iterator[HandMutant]:
+    """One mutant per entry of the literal dict ``table`` (a module-level assignment), the
+    entry's lines removed; and one per ``(old, new)`` of ``flips`` found in an entry."""
+    source = (ROOT / path).read_text(encoding="utf-8")
+    lines = source.splitlines(keepends=True)
+    node = next(
+        n
+        for n in ast.parse(source).body
+        if isinstance(n, ast.AnnAssign)
+        and isinstance(n.target, ast.Name)
+        and n.target.id == table
+        and isinstance(n.value, ast.Dict)
+    )
+    assert isinstance(node.value, ast.Dict)
+    for key, value in zip(node.value.keys, node.value.values, strict=True):
+        assert key is not None
+        entry = "".join(lines[key.lineno - 1 : value.end_lineno])
+        above = 1  # lines above the entry, as many as make its text unique
+        while source.count("".join(lines[key.lineno - 1 - above : key.lineno - 1]) + entry) > 1:
+            above += 1
+        before = "".join(lines[key.lineno - 1 - above : key.lineno - 1])
+        yield HandMutant(path, before + entry, before, tests)
+        for old, new in flips:
+            if old in entry:
+                yield HandMutant(path, entry, entry.replace(old, new, 1), tests)
+
+
+STATES, STATES_TESTS = "automodel_launch/jobs/states.py", ("tests/jobs/test_states.py",)
+FIELDS = tuple(
+    (f'"slurm.{field}"', "None")
+    for field in ("time", "nodes", "partition", "account", "gpus_per_node")
+)
 PLAIN = 'r"[A-Za-z0-9_@%+:,./-]+"'
 HAND_MUTANTS = [
     *(HandMutant(SHELL, PLAIN, PLAIN.replace("/-", f"/{ch}-"), SHELL_TESTS) for ch in ";~= *"),
@@ -250,8 +285,8 @@ HAND_MUTANTS = [
     ),
     HandMutant(SECRETS, r"\u2069\ufeff]", r"\u2069]", SECRETS_TESTS),
     # sbatch_args: every option a field renders, every refused option, every GPU request
-    *drop_entries(SBATCH, "OWNED: dict[str, str] = {", SBATCH_TESTS),
-    *drop_entries(SBATCH, "REFUSED: dict[str, str] = {", SBATCH_TESTS),
+    *drop_dict_lines(SBATCH, "OWNED: dict[str, str] = {", SBATCH_TESTS),
+    *drop_dict_lines(SBATCH, "REFUSED: dict[str, str] = {", SBATCH_TESTS),
     *drop_each(SBATCH, '{"gpus", "gpus-per-task", "gpus-per-socket"}', SBATCH_TESTS),
     HandMutant(SBATCH, r"[^\x21-\x7e]|", r"[^\x20-\x7e]|", SBATCH_TESTS),
     HandMutant(SBATCH, r"[^\x21-\x7e]|", r"[^\x21-\x7f]|", SBATCH_TESTS),
@@ -280,6 +315,18 @@ HAND_MUTANTS = [
         HandMutant(RESOURCES, entry, "", RESOURCES_TESTS)
         for entry in ('"K": 1 / 1024, ', '"M": 1, ', '"G": 1024, ', ', "T": 1024 * 1024')
     ),
+    # job states: every entry of every table, the end states, and each reason's fields
+    *drop_each(
+        STATES,
+        '"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "PREEMPTED",',
+        STATES_TESTS,
+    ),
+    *drop_each(STATES, '"REQUEUED", "UNKNOWN",\n)', STATES_TESTS),
+    *drop_each(STATES, '{"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}', STATES_TESTS),
+    *drop_entries(STATES, "SLURM", STATES_TESTS),
+    *drop_entries(STATES, "SKYPILOT_MANAGED", STATES_TESTS),
+    *drop_entries(STATES, "SKYPILOT_CLUSTER", STATES_TESTS),
+    *drop_entries(STATES, "PENDING_REASONS", STATES_TESTS, (("True", "False"), *FIELDS)),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 

@@ -8,7 +8,8 @@ still prints no credential and no escape sequence. A CleanStream
 - holds back the text of a line until the line ends or the stream is flushed, so a
   token written in two pieces is still seen whole;
 - masks the values of this environment's secret variables (``HF_TOKEN=...``: values of
-  at least :data:`MIN_SECRET` characters) and every token shape;
+  at least :data:`~automodel_launch.secrets.MIN_SECRET_VALUE` characters) and every token
+  shape;
 - escapes every control character but newline, tab and carriage return; on a terminal
   it lets through the colour and cursor sequences (CSI) that rich draws with, never an
   operating-system command (OSC: window titles, the clipboard) or a lone ESC.
@@ -26,19 +27,15 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from automodel_launch.secrets import Redactor, escape_controls, is_secret_name
+from automodel_launch.secrets import environment_redactor, escape_controls
 
-MIN_SECRET = 8
-"""Shorter values of secret variables are not masked: they would mask ordinary words."""
 _CSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ABCDGHJKhlm]")
 _KEEP = "\n\t\r"
 
 
 def cleaner(environ: Mapping[str, str], *, terminal: bool) -> Callable[[str], str]:
     """The text cleaner of one stream: secrets masked, controls escaped."""
-    redact = Redactor(
-        lambda: [v for k, v in environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET]
-    )
+    redact = environment_redactor(environ)
 
     def escape(text: str) -> str:
         return "".join(escape_controls(part) if part not in _KEEP else part for part in

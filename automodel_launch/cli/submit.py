@@ -65,6 +65,7 @@ def command(
 
     from automodel_launch.checks import local_gpu_count
     from automodel_launch.cli.common import layers, load_settings, report_problems
+    from automodel_launch.errors import UsageError
     from automodel_launch.jobdir import JobDirError, remove_job_dir, write_job_dir
     from automodel_launch.launchers import Handover, launcher_of
     from automodel_launch.prepare import EntryChoice, prepare, release
@@ -84,15 +85,14 @@ def command(
             submitting=True,
         )
     except (JobDirError, EntryError) as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(2) from None
+        raise UsageError(str(exc)) from None
     if not no_preflight and prepared.document is not None and prepared.document.slurm is not None:
         from automodel_launch.cli.preflight import preflight_report
 
         preflight_report(prepared.report)
     try:
         report_problems(prepared.report, settings)
-    except typer.Exit:
+    except BaseException:
         release(prepared.claimed)
         raise
     assert prepared.document is not None and prepared.job_dir is not None
@@ -103,9 +103,8 @@ def command(
         written = write_job_dir(
             prepared.job_dir, {**prepared.files, name: content}, prepared.claimed
         )
-    except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+    except OSError as exc:
+        raise JobDirError(str(exc)) from None
     if detach and launcher.detached:
         typer.echo(f"note: {launcher.name} jobs always run detached; --detach changes nothing",
                    err=True)  # fmt: skip
@@ -126,10 +125,11 @@ def command(
     except (SubmitError, OSError) as exc:
         if not (isinstance(exc, SubmitError) and exc.started):
             remove_job_dir(written)  # refused before anything ran in it
-        typer.echo(f"error: {display(str(exc))}", err=True)
         if recorder.warning:
             typer.echo(f"warning: {display(recorder.warning)}", err=True)
-        raise typer.Exit(1) from None
+        if isinstance(exc, SubmitError):
+            raise
+        raise SubmitError(str(exc)) from None
     if dry_run:
         remove_job_dir(written)
     else:

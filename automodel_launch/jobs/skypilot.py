@@ -9,11 +9,32 @@ exit code. ``sky`` is imported only here, when a SkyPilot job is asked about.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
 
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.slurm_output import MAX_EPOCH, MAX_TEXT, Text, Word, problem
 from automodel_launch.jobs.states import SKYPILOT_CLUSTER, SKYPILOT_MANAGED, state_of
 from automodel_launch.jobs.status import JobError, JobStatus
+from automodel_launch.secrets import display
+
+Time = Annotated[float, Field(ge=0, le=MAX_EPOCH, allow_inf_nan=False)]
+
+
+class SkyRecord(BaseModel):
+    """The fields of a job record of ``sky.jobs.queue`` or ``sky.queue`` status shows."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    job_id: Annotated[int, Field(ge=0, le=9_999_999_999)]
+    status: Word
+    failure_reason: Text | None = None
+    details: Text | None = None
+    start_at: Time | None = None
+    end_at: Time | None = None
+    log_path: Annotated[str, StringConstraints(max_length=MAX_TEXT)] | None = None
 
 
 def _sky() -> Any:
@@ -27,13 +48,29 @@ def _sky() -> Any:
 
 
 def _job_id(manifest: Manifest) -> int:
-    if manifest.scheduler_id is None or not manifest.scheduler_id.isdigit():
+    job_id = manifest.scheduler_id
+    if not job_id:
         raise JobError(f"job {manifest.id} has no SkyPilot job id: it was never launched")
-    return int(manifest.scheduler_id)
+    if not is_scheduler_id("skypilot", job_id):
+        raise JobError(
+            f"job {manifest.id}'s scheduler id {display(job_id)!r} is not a SkyPilot job id "
+            "(its manifest was changed?): SkyPilot was not asked"
+        )
+    return int(job_id)
+
+
+CLUSTER_NAME = re.compile(r"[a-zA-Z]([-_.a-zA-Z0-9]{0,254}[a-zA-Z0-9])?")
+"""SkyPilot's rule for a cluster name (``sky.utils.common_utils.check_cluster_name_is_valid``)."""
 
 
 def _cluster(manifest: Manifest) -> str:
-    return str(manifest.details.get("cluster") or manifest.name)
+    name = str(manifest.details.get("cluster") or manifest.name)
+    if CLUSTER_NAME.fullmatch(name) is None:
+        raise JobError(
+            f"job {manifest.id}'s cluster {display(name)!r} is not a SkyPilot cluster name "
+            "(its manifest was changed?): SkyPilot was not asked"
+        )
+    return name
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
@@ -43,6 +80,7 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
 def status_of(manifest: Manifest) -> JobStatus:
     try:
         job_id = _job_id(manifest)
+        cluster = _cluster(manifest)
         sky = _sky()
         if manifest.details.get("managed"):
             records = sky.stream_and_get(
@@ -50,31 +88,50 @@ def status_of(manifest: Manifest) -> JobStatus:
             )
             table = SKYPILOT_MANAGED
         else:
-            records = sky.stream_and_get(sky.queue(_cluster(manifest), skip_finished=False))
+            records = sky.stream_and_get(sky.queue(cluster, skip_finished=False))
             table = SKYPILOT_CLUSTER
+        record = _find(records, job_id)
     except JobError as exc:
         return JobStatus(manifest, "UNKNOWN", note=str(exc))
     except Exception as exc:  # the SDK raises many types (cluster down, no API server...)
-        note = f"SkyPilot could not say ({type(exc).__name__}: {exc})"
+        note = f"SkyPilot could not say ({type(exc).__name__}: {display(str(exc))})"
         return JobStatus(manifest, "UNKNOWN", note=note)
-    record = next((r for r in records or [] if _get(r, "job_id") == job_id), None)
     if record is None:
         return JobStatus(manifest, "UNKNOWN", note="SkyPilot no longer lists the job")
-    status = _get(record, "status")
-    scheduler_state = str(getattr(status, "value", status))
-    state = state_of(table, scheduler_state)
-    reason = _get(record, "failure_reason") or _get(record, "details")
+    state = state_of(table, record.status)
+    reason = record.failure_reason or record.details
     return JobStatus(
         manifest,
         state,
-        scheduler_state=scheduler_state,
-        reason=str(reason) if reason else None,
-        started_at=_get(record, "start_at"),
-        ended_at=_get(record, "end_at"),
+        scheduler_state=record.status,
+        reason=display(reason) if reason else None,
+        started_at=record.start_at,
+        ended_at=record.end_at,
         exit_code=0 if state == "COMPLETED" else None,
-        log_path=_get(record, "log_path"),
-        cluster=_cluster(manifest),
+        log_path=display(record.log_path) if record.log_path else None,
+        cluster=cluster,
     )
+
+
+def _find(records: Any, job_id: int) -> SkyRecord | None:
+    """The record of ``job_id`` in the SDK's answer, read into :class:`SkyRecord`."""
+    if records is None:
+        return None
+    if not isinstance(records, list):
+        raise JobError(f"SkyPilot's queue gave {type(records).__name__}, not a list of jobs")
+    for record in records:
+        if _get(record, "job_id") != job_id or isinstance(_get(record, "job_id"), bool):
+            continue
+        status = _get(record, "status")
+        fields = {name: _get(record, name) for name in SkyRecord.model_fields}
+        fields["status"] = getattr(status, "value", status)
+        try:
+            return SkyRecord.model_validate(fields)
+        except ValidationError as exc:
+            raise JobError(
+                f"SkyPilot's queue gave a job this version cannot read ({problem(exc)})"
+            ) from None
+    return None
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
@@ -88,8 +145,10 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
         else:
             code = sky.tail_logs(_cluster(manifest), job_id, follow)
     except Exception as exc:
-        raise JobError(f"SkyPilot could not show the logs: {exc}") from None
-    return int(code) if isinstance(code, int) else 0
+        raise JobError(f"SkyPilot could not show the logs: {display(str(exc))}") from None
+    if type(code) is not int:
+        return 0
+    return code if 0 <= code <= 255 else 1
 
 
 def cancel(manifest: Manifest) -> JobStatus:
@@ -101,7 +160,7 @@ def cancel(manifest: Manifest) -> JobStatus:
         else:
             sky.stream_and_get(sky.cancel(_cluster(manifest), job_ids=[job_id]))
     except Exception as exc:
-        raise JobError(f"SkyPilot could not cancel the job: {exc}") from None
+        raise JobError(f"SkyPilot could not cancel the job: {display(str(exc))}") from None
     return status_of(manifest)
 
 

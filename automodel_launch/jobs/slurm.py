@@ -3,21 +3,36 @@ exists, and what the job left in its directory where neither knows it any more.
 
 ``squeue --json`` (22.05) lists every job the controller keeps, finished ones
 included for MinJobAge seconds, whatever filter is given: one call answers for
-all jobs asked about. Its ``exit_code`` is the wait status (``768`` is exit 3).
+all jobs asked about. Every command goes through :func:`automodel_launch.cluster.commands.run`
+(bounded output, a timeout, no standard input); what it says is read by
+:mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a command line only after
+:func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one, after ``--`` or ``=``.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
+import os
 import time
 from pathlib import Path
 from typing import Any
 
+from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered, find, run
 from automodel_launch.jobs.follow import follow_file
+from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.jobs.states import SLURM, state_of
+from automodel_launch.jobs.slurm_output import (
+    SACCT_FIELDS,
+    SqueueJob,
+    Unreadable,
+    decode_json,
+    epoch,
+    read_job,
+    read_sacct,
+    squeue_jobs,
+    time_limit,
+    wait_status,
+)
+from automodel_launch.jobs.states import FINISHED, SLURM, state_of
 from automodel_launch.jobs.status import (
     JobError,
     JobStatus,
@@ -27,109 +42,111 @@ from automodel_launch.jobs.status import (
     mark_cancelled,
     read_exit_code,
 )
+from automodel_launch.secrets import display
 
 TIMEOUT = 30.0
+"""Seconds squeue, sacct and scancel may take (a busy controller answers in a few)."""
+TIMEOUT_VARIABLE = "AUTOMODEL_LAUNCH_SLURM_TIMEOUT"
+"""Overrides the timeouts of Slurm's commands (seconds, at most an hour): a slow controller."""
+NO_ACCOUNTING = "Slurm no longer knows the job (no accounting) and it left no exit status"
 
 
 class SlurmUnavailable(JobError):
     """Slurm cannot be asked (no squeue, no answer) or refused."""
 
 
+def timeout(default: float = TIMEOUT) -> float:
+    """The timeout of one command: ``default``, unless :data:`TIMEOUT_VARIABLE` says."""
+    try:
+        value = float(os.environ.get(TIMEOUT_VARIABLE, default))
+    except ValueError:
+        return default
+    return value if 0 < value <= 3600 else default
+
+
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
     try:
-        live = squeue_jobs()
+        live = ask_squeue()
         problem = None
     except SlurmUnavailable as exc:
         live, problem = {}, str(exc)
-    result = []
-    for manifest in manifests:
-        job = live.get(manifest.scheduler_id or "")
-        if job is not None:
-            result.append(from_squeue(manifest, job))
-            continue
+    return [_status(manifest, live, problem) for manifest in manifests]
+
+
+def _status(manifest: Manifest, live: dict[str, Any], problem: str | None) -> JobStatus:
+    try:
+        job_id = checked_id(manifest)
+        raw = live.get(job_id)
+        if raw is not None:
+            return from_squeue(manifest, read_job(raw))
         status = from_sacct(manifest) if problem is None else None
-        result.append(status or from_job_dir(manifest, problem))
-    return result
+    except (SlurmUnavailable, Unreadable) as exc:
+        return from_job_dir(manifest, str(exc))
+    return status or from_job_dir(manifest, problem)
 
 
-def squeue_jobs() -> dict[str, dict[str, Any]]:
-    if shutil.which("squeue") is None:
+def ask_squeue() -> dict[str, Any]:
+    """squeue's jobs by id; :class:`SlurmUnavailable` says why there are none to be had."""
+    if find("squeue") is None:
         raise SlurmUnavailable("squeue is not on PATH")
+    answer = _run("squeue", "--json")
+    if answer.returncode != 0:
+        raise SlurmUnavailable(f"squeue failed: {display(answer.said)}")
     try:
-        done = subprocess.run(["squeue", "--json"], capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise SlurmUnavailable(f"squeue did not answer within {TIMEOUT:.0f}s") from None
-    if done.returncode != 0:
-        raise SlurmUnavailable(f"squeue failed: {done.stderr.strip()}")
-    try:
-        jobs = json.loads(done.stdout)["jobs"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise SlurmUnavailable(f"squeue --json gave no job list ({exc})") from None
-    return {str(job.get("job_id")): job for job in jobs if isinstance(job, dict)}
+        return squeue_jobs(decode_json(answer.stdout, "squeue --json"))
+    except Unreadable as exc:
+        raise SlurmUnavailable(str(exc)) from None
 
 
-def from_squeue(manifest: Manifest, job: dict[str, Any]) -> JobStatus:
-    raw_state = job.get("job_state")
-    scheduler_state = str(raw_state[0] if isinstance(raw_state, list) else raw_state)
+def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
+    scheduler_state = job.state
     state = state_of(SLURM, scheduler_state)
     # a pending job's start_time is the scheduler's estimate, not a start
-    start = None if state == "PENDING" else _epoch(job.get("start_time"))
-    end = _epoch(job.get("end_time"))
-    finished = state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "PREEMPTED")
+    start = None if state == "PENDING" else epoch(job.start_time)
+    finished = state in FINISHED or state == "PREEMPTED"
     exit_code = None
     if finished:
         exit_code = read_exit_code(Path(manifest.job_dir))
         if exit_code is None:
-            exit_code = _wait_status(job.get("exit_code"))
-    reason = job.get("state_reason")
-    limit = job.get("time_limit")
+            exit_code = wait_status(job.exit_code)
+    # "None" explains a pending job (just submitted); of any other it says nothing
+    silent = job.state_reason == "None" and state != "PENDING"
+    limit = time_limit(job.time_limit)
     return JobStatus(
         manifest,
         state,
         scheduler_state=scheduler_state,
-        reason=None if reason in (None, "", "None") and state != "PENDING" else reason,
-        nodes=job.get("nodes") or None,
+        reason=None if silent else _text(job.state_reason),
+        nodes=_text(job.nodes),
         started_at=start,
-        ended_at=end if finished else None,
-        time_limit=format_minutes(limit) if isinstance(limit, int) else _limit(manifest),
+        ended_at=epoch(job.end_time) if finished else None,
+        time_limit=format_minutes(limit) if isinstance(limit, int) else limit or _limit(manifest),
         exit_code=exit_code,
         log_path=log_path(manifest),
-        cluster=job.get("cluster") or None,
+        cluster=_text(job.cluster),
     )
 
 
 def from_sacct(manifest: Manifest) -> JobStatus | None:
     """Accounting's record of a job the controller forgot; None without accounting."""
-    if not manifest.scheduler_id or shutil.which("sacct") is None:
+    if find("sacct") is None:
         return None
-    fields = "State,ExitCode,Start,End,NodeList,Timelimit,Reason"
-    try:
-        done = subprocess.run(
-            ["sacct", "-n", "-P", "-X", "-j", manifest.scheduler_id, "-o", fields],
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
+    job_id = checked_id(manifest)
+    answer = _run("sacct", "-n", "-P", "-X", f"--jobs={job_id}", "-o", SACCT_FIELDS)
+    lines = answer.stdout.strip().splitlines()
+    if answer.returncode != 0 or not lines:
         return None  # "Slurm accounting storage is disabled"
-    state_text, code, start, end, nodes, limit, reason = (lines[0].split("|") + [""] * 7)[:7]
-    scheduler_state = state_text.split()[0] if state_text else "UNKNOWN"
-    exit_text, _, signal_text = code.partition(":")  # "CODE:SIGNAL"
-    if signal_text.isdigit() and int(signal_text):
-        exit_text = str(128 + int(signal_text))
+    record = read_sacct(lines[0])
     return JobStatus(
         manifest,
-        state_of(SLURM, scheduler_state),
-        scheduler_state=scheduler_state,
-        reason=reason if reason not in ("", "None") else None,
-        nodes=nodes if nodes not in ("", "None assigned") else None,
-        started_at=_iso(start),
-        ended_at=_iso(end),
-        time_limit=limit or _limit(manifest),
-        exit_code=int(exit_text) if exit_text.isdigit() else None,
+        state_of(SLURM, record.state),
+        scheduler_state=record.state,
+        reason=record.reason,
+        nodes=record.nodes,
+        started_at=record.started_at,
+        ended_at=record.ended_at,
+        time_limit=record.time_limit or _limit(manifest),
+        exit_code=record.exit_code,
         log_path=log_path(manifest),
     )
 
@@ -141,22 +158,38 @@ def from_job_dir(manifest: Manifest, problem: str | None) -> JobStatus:
         return JobStatus(
             manifest,
             state,
-            scheduler_state=None,
             time_limit=_limit(manifest),
             exit_code=code,
             log_path=log_path(manifest),
             note=problem,
         )
-    why = problem or "Slurm no longer knows the job (no accounting) and it left no exit status"
     return JobStatus(
-        manifest, "UNKNOWN", time_limit=_limit(manifest), log_path=log_path(manifest), note=why
+        manifest,
+        "UNKNOWN",
+        time_limit=_limit(manifest),
+        log_path=log_path(manifest),
+        note=problem or NO_ACCOUNTING,
     )
 
 
+def checked_id(manifest: Manifest, missing: str = "it was never submitted") -> str:
+    """The job's Slurm id, fit for a command line; :class:`SlurmUnavailable` if it is not."""
+    job_id = manifest.scheduler_id
+    if not job_id:
+        raise SlurmUnavailable(f"the job has no Slurm job id: {missing}")
+    if not is_scheduler_id("slurm", job_id):
+        raise SlurmUnavailable(
+            f"the job's scheduler id {display(job_id)!r} is not a Slurm job id "
+            f"(its manifest was changed?): Slurm was not asked"
+        )
+    return job_id
+
+
 def log_path(manifest: Manifest) -> str | None:
-    if not manifest.scheduler_id:
+    job_id = manifest.scheduler_id
+    if not job_id or not is_scheduler_id("slurm", job_id):
         return None
-    return str(Path(manifest.job_dir) / f"{manifest.name}_{manifest.scheduler_id}.out")
+    return str(Path(manifest.job_dir) / f"{manifest.name}_{job_id}.out")
 
 
 def status_of(manifest: Manifest) -> JobStatus:
@@ -164,9 +197,8 @@ def status_of(manifest: Manifest) -> JobStatus:
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
-    path = log_path(manifest)
-    if path is None:
-        raise SlurmUnavailable("the job has no Slurm job id: it was never submitted")
+    checked_id(manifest)
+    path = str(log_path(manifest))
     if not follow and not Path(path).exists():
         now = status_of(manifest)
         why = f" ({now.reason})" if now.reason else ""
@@ -176,18 +208,15 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
 
 
 def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
-    if not manifest.scheduler_id:
-        raise SlurmUnavailable("the job has no Slurm job id: nothing to cancel")
+    checked_id(manifest, "nothing to cancel")
     before = status_of(manifest)
     if before.finished:
         return before
-    if shutil.which("scancel") is None:
+    if find("scancel") is None:
         raise SlurmUnavailable("scancel is not on PATH")
-    done = subprocess.run(
-        ["scancel", manifest.scheduler_id], capture_output=True, text=True, timeout=TIMEOUT
-    )
-    if done.returncode != 0:
-        raise SlurmUnavailable(f"scancel refused: {done.stderr.strip()}")
+    answer = _run("scancel", "--", checked_id(manifest))
+    if answer.returncode != 0:
+        raise SlurmUnavailable(f"scancel refused: {display(answer.said)}")
     mark_cancelled(manifest)
     deadline = time.monotonic() + wait
     status = status_of(manifest)
@@ -197,29 +226,25 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
     return status
 
 
-def _wait_status(value: Any) -> int | None:
-    if isinstance(value, dict):  # newer Slurm: {"status": ..., "return_code": N}
-        code = value.get("return_code")
-        return code if isinstance(code, int) else None
-    if not isinstance(value, int):
-        return None
-    signal = value & 0x7F
-    return 128 + signal if signal else value >> 8
-
-
-def _epoch(value: Any) -> float | None:
-    if isinstance(value, dict):
-        value = value.get("number") if value.get("set", True) else None
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
-
-
-def _iso(text: str) -> float | None:
+def _run(*command: str) -> Answer:
+    """One of Slurm's commands, its refusals and silences as :class:`SlurmUnavailable`."""
+    seconds = timeout()
     try:
-        return time.mktime(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
-    except ValueError:
-        return None
+        answer = run(command, timeout=seconds)
+    except Unanswered:
+        raise SlurmUnavailable(f"{command[0]} did not answer within {seconds:g}s") from None
+    except NoSlurm as exc:
+        raise SlurmUnavailable(str(exc)) from None
+    if answer.truncated:
+        raise SlurmUnavailable(f"{command[0]} said more than this tool reads: not read")
+    return answer
+
+
+def _text(value: str | None) -> str | None:
+    """Scheduler text as it may be shown: no token, no control character, not huge."""
+    return display(value) if value else None
 
 
 def _limit(manifest: Manifest) -> str | None:
     value = manifest.details.get("time")
-    return str(value) if value is not None else None
+    return None if value is None else display(str(value))

@@ -171,4 +171,4 @@ def explain(reason: str) -> Reason | None:
     is ReqNodeNotAvail); None for a reason we have no words for."""
     if not reason:
         return None
-    return PENDING_REASONS.get(reason) or PENDING_REASONS.get(reason.split(",")[0].strip())
+    return PENDING_REASONS.get(reason.split(",")[0].strip())

@@ -26,8 +26,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from automodel_launch.cli.output import MIN_SECRET
-from automodel_launch.secrets import Redactor, control_character, escape_controls, is_secret_name
+from automodel_launch.secrets import (
+    Redactor,
+    control_character,
+    environment_redactor,
+    escape_controls,
+)
 
 VERBATIM = frozenset({"jsonrpc", "id", "method", "uri", "targetUri", "scopeUri", "changes"})
 """Keys whose strings are the client's own names (``changes`` maps URIs to edits)."""
@@ -44,9 +48,7 @@ class Writer(Protocol):
 
 def redactor(environ: Mapping[str, str]) -> Redactor:
     """Token shapes and the values of the secret variables of ``environ``."""
-    return Redactor(
-        lambda: [v for k, v in environ.items() if is_secret_name(k) and len(v) >= MIN_SECRET]
-    )
+    return environment_redactor(environ)
 
 
 def clean_text(text: str, redact: Callable[[str], str]) -> str:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from automodel_launch.secrets import Redactor
+from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.secrets import Redactor, display
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
@@ -70,11 +71,20 @@ def submit_skypilot(
 
 
 def _job_id(result: Any) -> str | None:
-    """``sky.launch`` gives ``(job_id, handle)``, ``sky.jobs.launch`` ``([job_id], handle)``."""
+    """``sky.launch`` gives ``(job_id, handle)``, ``sky.jobs.launch`` ``([job_id], handle)``;
+    an id that is not a number is not recorded (it would reach the SDK's calls later)."""
     first = result[0] if isinstance(result, tuple) and result else result
     if isinstance(first, list):
         first = first[0] if first else None
-    return None if first is None else str(first)
+    if first is None:
+        return None
+    if type(first) is not int or not is_scheduler_id("skypilot", str(first)):
+        raise SubmitError(
+            f"SkyPilot launched the task but gave no job id this tool can read "
+            f"({display(repr(first))}): look with `sky queue` or `sky jobs queue`",
+            started=True,
+        )
+    return str(first)
 
 
 def hand_over(handover: Handover) -> Submitted:

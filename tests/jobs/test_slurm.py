@@ -11,12 +11,13 @@ import pytest
 
 from automodel_launch.jobs import slurm
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.slurm_output import SqueueJob, read_job
 
 CAPTURED = Path(__file__).parent / "captured" / "squeue.json"
 
 
-def squeue() -> dict[str, dict[str, Any]]:
-    return {str(job["job_id"]): job for job in json.loads(CAPTURED.read_text())["jobs"]}
+def squeue() -> dict[str, SqueueJob]:
+    return {str(job["job_id"]): read_job(job) for job in json.loads(CAPTURED.read_text())["jobs"]}
 
 
 def manifest(job_dir: Path, scheduler_id: str | None = "3", **details: Any) -> Manifest:
@@ -66,14 +67,6 @@ def test_a_held_job_cancelled_keeps_its_last_reason(tmp_path: Path) -> None:
     assert (shown.state, shown.reason, shown.explained) == ("CANCELLED", "JobHeldUser", None)
 
 
-@pytest.mark.parametrize(
-    ("raw", "code"),
-    [(0, 0), (768, 3), (256, 1), (9, 137), (15, 143), ({"return_code": 2}, 2), ("x", None)],
-)
-def test_wait_status(raw: Any, code: int | None) -> None:
-    assert slurm._wait_status(raw) == code
-
-
 def test_a_forgotten_job_is_read_from_its_directory(tmp_path: Path) -> None:
     job = manifest(tmp_path, time="00:05:00")
     unknown = slurm.from_job_dir(job, None)
@@ -107,7 +100,7 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
     bin_dir.mkdir()
     (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
     (bin_dir / "sacct").write_text(
-        '#!/bin/sh\n[ "$5" = 3 ] || exit 1\n'
+        '#!/bin/sh\n[ "$4" = --jobs=3 ] || exit 1\n'
         "echo 'TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
     )
     for tool in bin_dir.iterdir():
@@ -117,3 +110,79 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
     assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
     assert (shown.nodes, shown.time_limit, shown.reason) == ("node[1-2]", "00:20:00", None)
     assert shown.elapsed == 1201
+
+
+def test_scheduler_text_is_cleaned_where_it_is_read(tmp_path: Path) -> None:
+    token = "ghp_" + "d" * 36
+    job = read_job({"job_id": 3, "job_state": "PENDING", "state_reason": f"\x1b[2J{token}",
+                    "nodes": "n\u202e1", "cluster": token})  # fmt: skip
+    shown = slurm.from_squeue(manifest(tmp_path, time=f"\x1b{token}"), job)
+    assert (shown.reason, shown.nodes, shown.time_limit) == ("\\x1b[2J***", "n\\u202e1", "\\x1b***")
+    assert shown.cluster == "***"
+
+
+@pytest.mark.parametrize(
+    ("state", "reason", "shown"),
+    [("PENDING", "None", "None"), ("RUNNING", "None", None), ("RUNNING", "", None),
+     ("PENDING", "", None), ("RUNNING", "Prolog", "Prolog"), ("PENDING", None, None)],
+)  # fmt: skip
+def test_a_reason_of_none_explains_a_pending_job_only(
+    tmp_path: Path, state: str, reason: str | None, shown: str | None
+) -> None:
+    job = read_job({"job_id": 3, "job_state": state, "state_reason": reason})
+    assert slurm.from_squeue(manifest(tmp_path), job).reason == shown
+
+
+def test_a_preempted_job_has_ended_its_run(tmp_path: Path) -> None:
+    job = read_job({"job_id": 3, "job_state": "PREEMPTED", "exit_code": 15, "end_time": 100})
+    shown = slurm.from_squeue(manifest(tmp_path), job)
+    assert (shown.state, shown.exit_code, shown.ended_at) == ("PREEMPTED", 143, 100)
+    running = read_job({"job_id": 3, "job_state": "RUNNING", "exit_code": 15, "end_time": 100})
+    shown = slurm.from_squeue(manifest(tmp_path), running)
+    assert (shown.exit_code, shown.ended_at) == (None, None)
+
+
+def test_time_limits_of_squeue(tmp_path: Path) -> None:
+    def limit(value: Any) -> str | None:
+        job = read_job({"job_id": 3, "job_state": "RUNNING", "time_limit": value})
+        return slurm.from_squeue(manifest(tmp_path, time="2:00:00"), job).time_limit
+
+    assert limit(90) == "1:30:00"
+    assert limit(0) == "0:00:00"
+    assert limit({"set": True, "infinite": True, "number": 0}) == "UNLIMITED"
+    assert limit({"set": False, "infinite": False, "number": 0}) == "2:00:00"
+    assert limit(None) == "2:00:00"
+
+
+def test_a_cluster_of_squeue_is_shown_and_an_empty_one_is_none(tmp_path: Path) -> None:
+    job = read_job({"job_id": 3, "job_state": "RUNNING", "cluster": ""})
+    assert slurm.from_squeue(manifest(tmp_path), job).cluster is None
+    assert slurm.from_squeue(manifest(tmp_path), job).started_at is None
+
+
+def test_a_pending_jobs_start_time_is_an_estimate_not_a_start(tmp_path: Path) -> None:
+    def started(state: str) -> float | None:
+        job = read_job({"job_id": 3, "job_state": state, "start_time": 1796057364})
+        return slurm.from_squeue(manifest(tmp_path), job).started_at
+
+    assert started("PENDING") is None
+    assert started("RUNNING") == 1796057364
+
+
+def test_what_the_job_directory_says_when_slurm_does_not(tmp_path: Path) -> None:
+    job = manifest(tmp_path, time="00:05:00")
+    unknown = slurm.from_job_dir(job, "why")
+    assert (unknown.manifest, unknown.state, unknown.scheduler_state) == (job, "UNKNOWN", None)
+    assert (unknown.time_limit, unknown.log_path, unknown.note) == (
+        "00:05:00", f"{tmp_path}/fails_3.out", "why"
+    )  # fmt: skip
+    (tmp_path / "exit_code").write_text("4\n")
+    left = slurm.from_job_dir(job, "why")
+    assert (left.manifest, left.state, left.scheduler_state, left.exit_code) == (
+        job, "FAILED", None, 4
+    )  # fmt: skip
+    assert (left.time_limit, left.log_path, left.note) == (
+        "00:05:00", f"{tmp_path}/fails_3.out", "why"
+    )  # fmt: skip
+    assert slurm.from_job_dir(manifest(tmp_path), None).time_limit is None
+    assert slurm.from_job_dir(manifest(tmp_path), None).note is None
