@@ -33,9 +33,14 @@ RANK_PREFIX = (
 """torchrun (through its ``PET_*`` variables) tags each output line with the global rank
 (``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
 ``torchrun/`` in the job directory."""
-RECORD_EXIT = """trap 'printf "%s\\n" "$?" > "$JOB_DIR/exit_code"' EXIT"""
+RECORD_EXIT = (
+    """trap 'set -- "$?"; rm -f "$JOB_DIR/exit_code.tmp"; """
+    """(set -C; printf "%s\\n" "$1" > "$JOB_DIR/exit_code.tmp") """
+    """&& mv -f "$JOB_DIR/exit_code.tmp" "$JOB_DIR/exit_code"' EXIT"""
+)
 """The job leaves its exit status in the job directory: ``status`` reads it when Slurm
-no longer knows the job (no accounting, and past MinJobAge)."""
+no longer knows the job (no accounting, and past MinJobAge). It is written to a new file
+(``set -C``: never through a link left in the job directory) and renamed over."""
 PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
 """Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
 

@@ -30,10 +30,12 @@ CANCELLED_FILE = "cancelled"
 GRACE_SECONDS = 30.0
 """How long an interrupted run may take to stop before what is left is killed."""
 _DETACHED = (
-    'bash "$1"; code=$?; printf "%s\\n" "$code" > exit_code.tmp && mv exit_code.tmp exit_code; '
+    'bash "$1"; code=$?; rm -f exit_code.tmp; '
+    '(set -C; printf "%s\\n" "$code" > exit_code.tmp) && mv -f exit_code.tmp exit_code; '
     'exit "$code"'
 )
-"""The detached run's leader: runs the script, then records its exit status."""
+"""The detached run's leader: runs the script, then records its exit status in a new file
+(``set -C``: never through a link left in the job directory) renamed over ``exit_code``."""
 
 Started = Callable[[str, dict[str, Any]], None]
 
