@@ -29,12 +29,13 @@ def report_problems(report: FileReport, settings: Settings) -> None:
     """Show a file's diagnostics on stderr; stop with exit 1 when it failed."""
     import sys
 
+    from automodel_launch.errors import Reported
     from automodel_launch.report import write_report
 
     if report.diagnostics:
         write_report([report], "text", sys.stderr, strict=settings.strict)
     if report.failed(settings.strict):
-        raise typer.Exit(1)
+        raise Reported
 
 
 def script_value(value: V) -> V:

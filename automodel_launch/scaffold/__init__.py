@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHERS
+from automodel_launch.errors import LaunchError
 from automodel_launch.loading import LoadedFile
 from automodel_launch.loading.yaml11 import resolve
 
@@ -27,7 +28,7 @@ MODELINE_MARKERS = ("yaml-language-server: $schema=", "# $schema:")
 NOTE_PREFIX = "# values of profile "
 
 
-class InitError(ValueError):
+class InitError(LaunchError, ValueError):
     """The section cannot be added as asked (one is there already, without --force)."""
 
 
