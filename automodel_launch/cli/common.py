@@ -29,13 +29,14 @@ def report_problems(report: FileReport, settings: Settings) -> None:
     """Show a file's diagnostics on stderr; stop with exit 1 when it failed."""
     import sys
 
-    from automodel_launch.errors import Reported
     from automodel_launch.report import write_report
 
     if report.diagnostics:
         write_report([report], "text", sys.stderr, strict=settings.strict)
     if report.failed(settings.strict):
-        raise Reported
+        # the report is the message, its verdict the code; typer.Exit, not Reported, while
+        # submit releases the job directory it claimed on ``except typer.Exit``
+        raise typer.Exit(1)
 
 
 def script_value(value: V) -> V:
