@@ -22,6 +22,13 @@ class LaunchError(Exception):
         self.hint = hint
 
 
+class Reported(LaunchError):
+    """The problems are printed already (a file's diagnostics): exit 1, nothing more said."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+
 class UsageError(LaunchError):
     """A bad option or value on the command line: exit 2."""
 

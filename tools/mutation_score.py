@@ -365,9 +365,11 @@ def patterns(paths: list[str]) -> list[str]:
     out = []
     for path in paths:
         dotted = path.removesuffix(".py").replace("/", ".")
+        package = dotted.endswith(".__init__")  # its mutants are named after the package
+        dotted = dotted.removesuffix(".__init__")
         functions = ONLY_FUNCTIONS.get(path)
         if functions is None:
-            out.append(f"{dotted}.*")
+            out.append(f"{dotted}.x*" if package else f"{dotted}.*")
         else:
             out += [f"{dotted}.x_{name}__mutmut_*" for name in functions]
     return out

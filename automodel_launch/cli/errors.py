@@ -57,7 +57,8 @@ def run(body: Callable[[], int]) -> int:
         return code
     except LaunchError as exc:
         _silence_stdout_if_broken()
-        _say(f"error: {_clean(str(exc))}")
+        if str(exc):  # else it is reported already (Reported)
+            _say(f"error: {_clean(str(exc))}")
         if exc.hint:
             _say(f"    hint: {_clean(exc.hint)}")
         return exc.exit_code

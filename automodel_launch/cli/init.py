@@ -35,10 +35,10 @@ def command(
     """
     from automodel_launch.cli.common import load_settings, report_problems
     from automodel_launch.editors import modeline, schema_location
+    from automodel_launch.errors import Reported
     from automodel_launch.loading import load_file
     from automodel_launch.results import FileReport
-    from automodel_launch.scaffold import InitError, add_section, section_values
-    from automodel_launch.secrets import display
+    from automodel_launch.scaffold import add_section, section_values
     from automodel_launch.validation import validate_text
 
     if launcher not in SECTIONS:
@@ -50,20 +50,16 @@ def command(
     result = load_file(recipe)
     if result.loaded is None:
         report_problems(FileReport(str(recipe), result.diagnostics), settings)
-        raise typer.Exit(1)
+        raise Reported
     values, note = _profile_values(profile, section)
-    try:
-        added = add_section(
-            result.loaded,
-            section,
-            {} if section is None else section_values(section, values),
-            modeline=modeline(schema_location()),
-            force=force,
-            note=note,
-        )
-    except InitError as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+    added = add_section(  # an InitError (a section there already): exit 1
+        result.loaded,
+        section,
+        {} if section is None else section_values(section, values),
+        modeline=modeline(schema_location()),
+        force=force,
+        note=note,
+    )
     report = validate_text(added.text, str(recipe), settings)
     report_problems(report, settings)  # exits 1 on an error: nothing is written
     if stdout:

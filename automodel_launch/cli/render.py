@@ -56,10 +56,9 @@ def command(
     """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
     from automodel_launch.checks import local_gpu_count
     from automodel_launch.cli.common import layers, load_settings, report_problems
+    from automodel_launch.errors import LaunchError, UsageError
     from automodel_launch.jobdir import JobDirError
     from automodel_launch.prepare import EntryChoice, prepare
-    from automodel_launch.render.entry import EntryError
-    from automodel_launch.secrets import display
 
     settings = load_settings(check_paths=check_paths)
     choice = EntryChoice(entry, recipe_command, domain)
@@ -72,19 +71,17 @@ def command(
             nproc_per_node=nproc_per_node or local_gpu_count(),
             layers=layers(profile, sets),
         )
-    except (JobDirError, EntryError) as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(2) from None
+    except JobDirError as exc:  # --job-dir, as given, cannot be used: a usage error
+        raise UsageError(str(exc), hint=exc.hint) from None
     report_problems(prepared.report, settings)
     if job_dir is None:
         sys.stdout.write(prepared.artifact)
         return
-    from automodel_launch.jobdir import JobDirError, write_job_dir
+    from automodel_launch.jobdir import write_job_dir
 
     assert prepared.job_dir is not None
     try:
-        write_job_dir(prepared.job_dir, prepared.files)
-    except (JobDirError, OSError) as exc:
-        typer.echo(f"error: {display(str(exc))}", err=True)
-        raise typer.Exit(1) from None
+        write_job_dir(prepared.job_dir, prepared.files)  # a JobDirError: exit 1
+    except OSError as exc:
+        raise LaunchError(str(exc)) from None
     typer.echo(f"wrote {prepared.job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)

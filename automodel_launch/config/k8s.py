@@ -13,7 +13,15 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, Field
 
-from automodel_launch.config.types import EnvVars, StrictSection, fail, kind, show
+from automodel_launch.config.types import (
+    EnvVars,
+    GpusPerNode,
+    Nodes,
+    StrictSection,
+    fail,
+    kind,
+    show,
+)
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _DNS_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
@@ -93,10 +101,9 @@ class K8sConfig(StrictSection):
     model_config = StrictSection.model_config | {"title": "k8s"}
     references_resolved: ClassVar[str] = "AutoModel renders the manifest"
 
-    num_nodes: int = Field(default=1, ge=1, description="Pods (one Master, the rest Workers).")
-    gpus_per_node: int = Field(
+    num_nodes: Nodes = Field(default=1, description="Pods (one Master, the rest Workers).")
+    gpus_per_node: GpusPerNode = Field(
         default=8,
-        ge=1,
         description="GPUs per pod: torchrun `--nproc_per_node` and the `nvidia.com/gpu` limit.",
     )
     image: Annotated[str, BeforeValidator(_image)] = Field(

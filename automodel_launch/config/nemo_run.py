@@ -15,7 +15,15 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, Field
 
-from automodel_launch.config.types import EnvVars, SlurmTimeText, StrictSection, fail, show
+from automodel_launch.config.types import (
+    EnvVars,
+    GpusPerNode,
+    Nodes,
+    SlurmTimeText,
+    StrictSection,
+    fail,
+    show,
+)
 
 BUILT_IN_EXECUTORS = ("local", "slurm", "k8s")
 _EXECUTOR = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -42,10 +50,14 @@ class NemoRunConfig(StrictSection):
         description="`local`, `slurm`, `k8s`, or the name of an executor in EXECUTOR_MAP of "
         "`executors_file` (newer AutoModel).",
     )
-    nodes: int | None = Field(default=None, ge=1, description="Nodes (newer AutoModel).")
-    devices: int | None = Field(default=None, ge=1, description="GPUs per node (newer AutoModel).")
-    num_nodes: int = Field(default=1, ge=1, description="Nodes (older AutoModel).")
-    num_gpus_per_node: int = Field(default=8, ge=1, description="GPUs per node (older AutoModel).")
+    nodes: Nodes | None = Field(default=None, description="Nodes (newer AutoModel).")
+    devices: GpusPerNode | None = Field(
+        default=None, description="GPUs per node (newer AutoModel)."
+    )
+    num_nodes: Nodes = Field(default=1, description="Nodes (older AutoModel).")
+    num_gpus_per_node: GpusPerNode = Field(
+        default=8, description="GPUs per node (older AutoModel)."
+    )
     container_image: str | None = Field(default=None, description="Container image of the job.")
     account: str = Field(default="", description="Slurm account (older AutoModel, slurm executor).")
     partition: str = Field(default="", description="Slurm partition (older AutoModel).")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from automodel_launch.config.types import OpenSection, StrictSection
+from automodel_launch.config.types import OpenSection, Restarts, StrictSection
 from automodel_launch.diagnostics import Collector
 
 if TYPE_CHECKING:
@@ -70,8 +70,8 @@ class FaultTolerance(StrictSection):
     """Restart on failure. Slurm only: renders ``--requeue`` and torchrun ``--max-restarts``."""
 
     enabled: bool = Field(default=True, description="Turn restart-on-failure on.")
-    max_restarts: int = Field(
-        default=3, ge=0, description="torchrun --max-restarts: worker-group restarts per node."
+    max_restarts: Restarts = Field(
+        default=3, description="torchrun --max-restarts: worker-group restarts per node."
     )
     requeue: bool = Field(
         default=True, description="Requeue the job (`--requeue`, `--open-mode=append`)."

@@ -47,12 +47,15 @@ Constraint = Annotated[
 
 
 # --------------------------------------------------------------------------- memory
-_MEMORY = re.compile(r"^\d+[KMGT]?$")
+_MEMORY = re.compile(r"^[0-9]+[KMGT]?$")
+_MEGABYTES = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024**2}
+MAX_MEMORY_MB = 64 * 1024**2
+"""64T: the largest single machines hold less memory."""
 
 
 def _memory(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return str(value)
+        value = str(value)
     text = _text(value, "mem", "invalid-memory")
     if not _MEMORY.fullmatch(text.strip()) or text != text.strip():
         fail(
@@ -60,6 +63,14 @@ def _memory(value: Any) -> str:
             f"{show(text)} is not a Slurm memory size",
             "a number with an optional unit K, M, G or T (megabytes without one), e.g. 64G; "
             "0 asks for all the memory of each node",
+        )
+    digits = text.rstrip("KMGT")
+    unit = text[-1] if text[-1] in _MEGABYTES else "M"
+    if len(digits) > 12 or int(digits) * _MEGABYTES[unit] > MAX_MEMORY_MB:
+        fail(
+            "invalid-memory",
+            f"{show(text)} per node is more than 64T: no node has that much memory",
+            "a digit too many? M is megabytes, G gigabytes (64G); 0 asks for all of each node",
         )
     return text
 

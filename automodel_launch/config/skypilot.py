@@ -10,11 +10,19 @@ from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
 from automodel_launch.config.names import JobDirText
 from automodel_launch.config.types import (
+    MAX_DISK_GB,
+    MAX_IDLE_MINUTES,
+    MAX_PER_NODE,
     PROFILE_NAME,
     EnvVars,
+    GpusPerNode,
+    Nodes,
+    Restarts,
     SecretReference,
     StrictSection,
+    at_most,
     fail,
+    number_text,
 )
 from automodel_launch.diagnostics import Collector
 
@@ -26,6 +34,8 @@ KNOWN_ACCELERATORS = (
     "T4", "V100", "V100-32GB", "MI300X", "MI250X", "TPU-V4", "TPU-V5E", "TPU-V5P",
 )  # fmt: skip
 _ACCELERATOR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)(?::(?P<count>[^:]*))?$")
+_ACCELERATOR_TEXT = r"^[A-Za-z0-9][A-Za-z0-9_.-]*(:([1-9][0-9]{0,2}|10[01][0-9]|102[0-4]))?$"
+"""NAME:COUNT with COUNT 1..1024 (MAX_PER_NODE), for editors."""
 _CLUSTER_NAME = re.compile(r"^[a-zA-Z]([-_.a-zA-Z0-9]*[a-zA-Z0-9])?$")
 _REGION = {
     "aws": re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$"),
@@ -64,12 +74,32 @@ def _accelerators(value: Any) -> Any:
             f"accelerators '{value}' is not NAME:COUNT",
             'e.g. "H100:8" or "A100-80GB:4" (COUNT is a whole number >= 1)',
         )
-    return f"{match['name']}:{int(count) if count else 1}"
+    number = int(count) if count else 1
+    if number > MAX_PER_NODE:
+        fail(
+            "invalid-accelerators",
+            f"accelerators '{value}' asks for {number_text(number)} per node, more than "
+            f"{MAX_PER_NODE}: no node has that many",
+            'COUNT is per node, e.g. "H100:8"; num_nodes multiplies it',
+        )
+    return f"{match['name']}:{number}"
 
 
 def _is_count(text: str) -> bool:
     """ASCII digits only: ``str.isdigit`` also takes '²' and other scripts' digits."""
     return text.isascii() and text.isdecimal() and int(text) >= 1
+
+
+DiskSize = Annotated[
+    int,
+    Field(ge=1, le=MAX_DISK_GB),
+    at_most(MAX_DISK_GB, "no cloud has a disk that large", "disk_size is in GB, e.g. 200"),
+]
+IdleMinutes = Annotated[
+    int,
+    Field(ge=0, le=MAX_IDLE_MINUTES),
+    at_most(MAX_IDLE_MINUTES, "more idle minutes than a year has", "no timer: autostop: null"),
+]
 
 
 class JobRecovery(StrictSection):
@@ -78,8 +108,8 @@ class JobRecovery(StrictSection):
     strategy: Literal["EAGER_NEXT_REGION", "FAILOVER"] = Field(
         default="EAGER_NEXT_REGION", description="SkyPilot recovery strategy."
     )
-    max_restarts_on_errors: int = Field(
-        default=0, ge=0, description="Restarts on user-code failure (not preemption)."
+    max_restarts_on_errors: Restarts = Field(
+        default=0, description="Restarts on user-code failure (not preemption)."
     )
 
 
@@ -131,7 +161,7 @@ class SkyPilotConfig(StrictSection):
             WithJsonSchema(
                 {
                     "type": "string",
-                    "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]*(:[1-9][0-9]*)?$",
+                    "pattern": _ACCELERATOR_TEXT,
                     "patternErrorMessage": 'NAME:COUNT, e.g. "H100:8"',
                 }
             ),
@@ -142,14 +172,14 @@ class SkyPilotConfig(StrictSection):
         description="GPU type and count per node, `NAME:COUNT` (e.g. `H100:8`, `A100-80GB:4`).",
         examples=["H100:8", "A100-80GB:4"],
     )
-    num_nodes: int = Field(default=1, ge=1, description="Number of instances (nodes).")
+    num_nodes: Nodes = Field(default=1, description="Number of instances (nodes).")
     use_spot: bool = Field(
         default=False,
         description="Spot/preemptible instances. Requires checkpoints "
         "(step_scheduler.ckpt_every_steps) and a restore setting; launched as a managed job so "
         "preemption is recovered.",
     )
-    disk_size: int | None = Field(default=None, ge=1, description="Disk size per node in GB.")
+    disk_size: DiskSize | None = Field(default=None, description="Disk size per node in GB.")
     region: str | None = Field(default=None, description="Cloud region, e.g. us-east-1.")
     zone: str | None = Field(default=None, description="Zone inside the region.")
     instance_type: str | None = Field(default=None, description="Instance type, e.g. p5.48xlarge.")
@@ -181,15 +211,14 @@ class SkyPilotConfig(StrictSection):
         description="Where job directories are created (default ./skypilot_jobs). A plain path: "
         "`~/` is expanded, `${VAR}` is not.",
     )
-    gpus_per_node: int | None = Field(
-        default=None, ge=1, description="Ranks per node; defaults to the accelerator count."
+    gpus_per_node: GpusPerNode | None = Field(
+        default=None, description="Ranks per node; defaults to the accelerator count."
     )
     job_recovery: JobRecovery | None = Field(
         default=None, description="Managed-job recovery for spot preemption."
     )
-    autostop: int | None = Field(
+    autostop: IdleMinutes | None = Field(
         default=10,
-        ge=0,
         description="Non-spot tasks: minutes the cluster may stay idle before it is torn down "
         "(`down: true`) or stopped (`down: false`); null: no idle timer. Managed (spot) jobs "
         "clean up their own clusters.",

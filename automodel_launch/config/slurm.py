@@ -23,8 +23,13 @@ from automodel_launch.config.sbatch_options import GPU_REQUESTS, SbatchArg, opti
 from automodel_launch.config.slurm_signal import SlurmSignal, SlurmSignalText
 from automodel_launch.config.types import (
     PROFILE_NAME,
+    CpusPerTask,
     EnvVars,
+    GpusOrNone,
+    Nodes,
     Port,
+    RanksPerNode,
+    Restarts,
     SecretReference,
     SlurmTimeText,
     StrictSection,
@@ -100,16 +105,14 @@ class SlurmConfig(StrictSection):
         "e.g. `llm_finetune`. No whitespace or shell characters.",
         examples=["llm_finetune"],
     )
-    nodes: int = Field(default=1, ge=1, description="Number of nodes to allocate.")
-    ntasks_per_node: int = Field(
+    nodes: Nodes = Field(default=1, description="Number of nodes to allocate.")
+    ntasks_per_node: RanksPerNode = Field(
         default=8,
-        ge=1,
         description="Ranks (GPUs) per node. Rendered as torchrun `--nproc_per_node`; Slurm "
         "runs one torchrun agent per node. WORLD_SIZE = nodes * ntasks_per_node.",
     )
-    gpus_per_node: int | None = Field(
+    gpus_per_node: GpusOrNone | None = Field(
         default=None,
-        ge=0,
         description="GPUs to request per node (`#SBATCH --gpus-per-node=N`); ntasks_per_node may "
         "not exceed it. null (the default) asks for whole nodes instead (`#SBATCH --exclusive`, "
         "which gives the job every GPU of its nodes; the ranks are handed the node's GPUs) "
@@ -141,9 +144,8 @@ class SlurmConfig(StrictSection):
         "checkpoint when checkpoint.restore_from is null. Adds `--requeue` and "
         "`--open-mode=append` (once, also with fault_tolerance).",
     )
-    max_requeues: int = Field(
+    max_requeues: Restarts = Field(
         default=3,
-        ge=0,
         description="How many times the job may be requeued (Slurm's SLURM_RESTART_COUNT, "
         "which counts every requeue of the job). Default 3, as submitit's: a few time "
         "limits' worth of training, and a job that hangs (so always runs into its limit) "
@@ -179,9 +181,8 @@ class SlurmConfig(StrictSection):
         "job gets only the memory it asks for).",
         examples=["64G", "0"],
     )
-    cpus_per_task: int | None = Field(
+    cpus_per_task: CpusPerTask | None = Field(
         default=None,
-        ge=1,
         description="CPUs per Slurm task (`#SBATCH --cpus-per-task`). One Slurm task per node "
         "runs that node's torchrun agent, so this is the CPUs for all ranks of a node.",
     )

@@ -38,6 +38,62 @@ class OpenSection(BaseModel):
     model_config = ConfigDict(extra="allow", defer_build=True)
 
 
+# --------------------------------------------------------------------------- counts
+MAX_NODES = 100_000
+"""Nodes of one job: the largest clusters have about 10,000."""
+MAX_PER_NODE = 1024
+"""GPUs, accelerators or ranks of one node: the largest nodes have 72 GPUs."""
+MAX_CPUS_PER_TASK = 16_384
+"""CPUs of one node (its torchrun agent's task): the largest have under 1,000."""
+MAX_RESTARTS = 10_000
+"""Requeues or restarts of one job: each is a run of the whole job."""
+MAX_DISK_GB = 65_536
+"""One node's disk, in GB: no cloud's disk is larger (64 TiB)."""
+MAX_IDLE_MINUTES = 525_600
+"""An idle timer of a year."""
+
+
+def at_most(maximum: int, what: str, hint: str) -> Any:
+    """A count's upper bound, with the reason: a number past it is a typo (a digit too
+    many), and would otherwise pass here and fail, or misbehave, on the cluster.
+
+    ``what`` ends the message: ``100000 is more than 1024: {what}``. Use it in an
+    ``Annotated`` with a ``Field(le=maximum)`` (the schema's maximum)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and value > maximum:
+            fail("out-of-range", f"{number_text(value)} is more than {maximum}: {what}", hint)
+        return value
+
+    return BeforeValidator(check)
+
+
+Nodes = Annotated[
+    int,
+    Field(ge=1, le=MAX_NODES),
+    at_most(MAX_NODES, "no cluster has that many nodes", "a digit too many?"),
+]
+_GPUS = at_most(MAX_PER_NODE, "no node has that many GPUs", "the count is per node")
+GpusPerNode = Annotated[int, Field(ge=1, le=MAX_PER_NODE), _GPUS]
+GpusOrNone = Annotated[int, Field(ge=0, le=MAX_PER_NODE), _GPUS]
+"""0: a CPU job."""
+RanksPerNode = Annotated[
+    int,
+    Field(ge=1, le=MAX_PER_NODE),
+    at_most(MAX_PER_NODE, "no node runs that many ranks", "one rank per GPU of a node"),
+]
+CpusPerTask = Annotated[
+    int,
+    Field(ge=1, le=MAX_CPUS_PER_TASK),
+    at_most(MAX_CPUS_PER_TASK, "no node has that many CPUs", "a digit too many?"),
+]
+Restarts = Annotated[
+    int,
+    Field(ge=0, le=MAX_RESTARTS),
+    at_most(MAX_RESTARTS, "no job needs that many", "a digit too many? each one runs it again"),
+]
+
+
 # --------------------------------------------------------------------------- time
 def _time(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):

@@ -12,6 +12,7 @@ from typing import Any
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.diagnostics import CODES
+from automodel_launch.errors import UsageError
 from automodel_launch.explain.rules import codes_for
 from automodel_launch.fieldref import FieldDoc, anchor, field_doc, model_at
 from automodel_launch.schema import build_schema
@@ -35,7 +36,7 @@ def field_paths() -> list[str]:
     return found
 
 
-class UnknownField(LookupError):
+class UnknownField(UsageError, LookupError):
     """No such field; the message says which were close."""
 
 

@@ -65,14 +65,14 @@ def scalar_text(value: Any) -> str | None:
     body = out.getvalue().split("\n---\n", 1)[-1]
     candidates = [body.removeprefix("v: ").removesuffix("\n")]
     if isinstance(value, str) and value.isprintable():
-        candidates.append(json.dumps(value, ensure_ascii=False))  # double-quoted: text to both
+        candidates.append(json.dumps(value))  # double-quoted: text to both
     return next((text for text in candidates if _reads_as(text, value)), None)
 
 
 def _reads_as(text: str, value: Any) -> bool:
     if len(f"{text}.".splitlines()) != 1:  # any line break Python or YAML 1.1 sees
         return False
-    loaded = load_text(f"v: {text}", "--set").loaded
+    loaded = load_text(f"v: {text}").loaded
     if loaded is None or set(loaded.data) != {"v"}:
         return False
     read = loaded.data["v"]

@@ -20,6 +20,7 @@ its value came from (:mod:`automodel_launch.profiles.provenance`).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,7 @@ class MergedFile(LoadedFile):
     profile: Profile | None = None
 
     def collector(self) -> Collector:
-        return _Collector(keys=self.keys, values=self.values, where=self.provenance.where)
+        return _Collector(where=self.provenance.where)  # places every loc: no keys, values
 
 
 class _Collector(Collector):
@@ -58,11 +59,13 @@ class _Collector(Collector):
         at_key: bool = False,
         severity: Severity | None = None,
     ) -> None:
-        origin = self.where(loc, at_key)[0] if self.where is not None else None
+        super().add(code, loc, message, hint, at_key=at_key, severity=severity)
+        added = self.items[-1]
+        origin = added.origin
         if hint and hint.startswith(_QUOTE) and origin is not None and origin.kind == "set":
             key, _, text = origin.where.partition("=")
-            hint = f"""{_QUOTE}--set '{key}="{text}"'"""
-        super().add(code, loc, message, hint, at_key=at_key, severity=severity)
+            quoted = f"""{_QUOTE}--set '{key}="{text}"'"""
+            self.items[-1] = dataclasses.replace(added, hint=self.hide(quoted))
 
 
 _QUOTE = "quote it: "
@@ -110,10 +113,11 @@ def _apply(data: dict[str, Any], override: Override, provenance: Provenance) -> 
         here = override.loc[: depth + 1]
         last = depth == len(override.loc) - 1
         if isinstance(part, int):
-            if not isinstance(container, list) or part >= len(container):
-                size = len(container) if isinstance(container, list) else 0
-                what = f"a list of {size}" if isinstance(container, list) else "not a list"
-                return [_bad(override, f"{dotted(here[:-1])} is {what}: no item [{part}]")]
+            if not isinstance(container, list):
+                return [_bad(override, f"{dotted(here[:-1])} is not a list: no item [{part}]")]
+            if part >= len(container):
+                message = f"{dotted(here[:-1])} is a list of {len(container)}: no item [{part}]"
+                return [_bad(override, message)]
         elif not isinstance(container, dict):
             return [_bad(override, f"{dotted(here[:-1])} is a value, not a mapping of keys")]
         if last:
@@ -182,7 +186,7 @@ def _underlay(data: dict[str, Any], profile: Profile, provenance: Provenance) ->
     assert profile.file.loaded is not None
     loaded = profile.file.loaded
     source = Source("profile", profile.origin, loaded.keys, loaded.values, loaded.plain,
-                    loaded.tags, prefix=(profile.name,), path=profile.file.path)  # fmt: skip
+                    loaded.tags, prefix=(profile.name,))  # fmt: skip
     present = [name for name in LAUNCHERS if name in data]
     skipped = [name for name in profile.sections if present and name not in present]
     for name, section in profile.sections.items():

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from automodel_launch.config.document import LAUNCHER_SECTIONS
 from automodel_launch.diagnostics import Diagnostic, Loc, Origin, Severity, dotted
-from automodel_launch.loading import load_text
+from automodel_launch.loading import load_text, tags
 from automodel_launch.secrets import control_character
 
 _SEGMENT = re.compile(r"(?P<key>[^.\[\]=\s]+)|\[(?P<index>\d+)\]")
@@ -95,10 +96,39 @@ def parse_override(argument: str) -> Override:
         )  # fmt: skip
         return Override(argument, loc, None, problems=problems)
     loaded = result.loaded
+    value = loaded.data[_VALUE_KEY]
+    tagged = {k[1:]: v for k, v in loaded.tags.items()}
+    if loc[0] not in LAUNCHER_SECTIONS and tagged:  # launcher fields: the tag rule says why
+        return Override(argument, loc, None, problems=_tag_problems(loc, value, tagged, origin))
     return Override(
         argument,
         loc,
-        loaded.data[_VALUE_KEY],
+        value,
         plain={k[1:]: v for k, v in loaded.plain.items()},
-        tags={k[1:]: v for k, v in loaded.tags.items()},
+        tags=tagged,
     )
+
+
+def _tag_problems(
+    loc: Loc, value: Any, tagged: dict[Loc, str], origin: Origin
+) -> tuple[Diagnostic, ...]:
+    """A recipe value from ``--set`` reaches the job config as data, written out again:
+    a tag would be dropped (the value then reads otherwise), so it is refused."""
+    problems = []
+    for where, written in tagged.items():
+        here = value
+        for part in where:
+            here = here[part]
+        message = (
+            tags.unreadable(written)
+            if not tags.safe_loader_reads(written, here)
+            else f"the tag {written} would not reach the job config: it is written from "
+            "the value of --set, without tags"
+        )
+        problems.append(
+            Diagnostic(
+                Severity.ERROR, "yaml-tag", dotted((*loc, *where)), 0, 0, message,
+                tags.UNREADABLE_HINT, origin,
+            )
+        )  # fmt: skip
+    return tuple(problems)

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from automodel_launch.errors import UsageError
 from automodel_launch.render.shell import quote
 from automodel_launch.secrets import looks_like_token
 
@@ -41,7 +42,7 @@ def _substitute(part: str, config_word: str) -> str:
     return config_word.join(quote(p) if p else "" for p in pieces) or "''"
 
 
-class EntryError(ValueError):
+class EntryError(UsageError, ValueError):
     """A command-line value that cannot go into a job: an ``--entry`` that is no command
     line (empty, an unclosed quote), or any value holding a credential."""
 

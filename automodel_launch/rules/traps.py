@@ -8,7 +8,7 @@ from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS
 from automodel_launch.diagnostics import Loc
-from automodel_launch.loading import LoadedFile
+from automodel_launch.loading import LoadedFile, tags
 from automodel_launch.loading.yaml11 import differs
 from automodel_launch.rules.context import Context, Trap
 
@@ -26,7 +26,8 @@ def find_traps(loaded: LoadedFile) -> dict[Loc, Trap]:
 
 
 def yaml_tags(ctx: Context) -> None:
-    """Launcher fields take plain values; a recipe section may carry any tag through."""
+    """Launcher fields take plain values; a recipe section may carry a tag through when
+    AutoModel's loader (PyYAML's safe loader) can construct it."""
     for loc, written in ctx.tags.items():
         if loc and loc[0] in LAUNCHER_SECTIONS:
             ctx.sink.add(
@@ -35,6 +36,8 @@ def yaml_tags(ctx: Context) -> None:
                 f"the tag {written} is not understood here: launcher fields take plain YAML values",
                 "remove the tag (quote the value to keep it text)",
             )
+        elif not tags.safe_loader_reads(written, _value_at(ctx.data, loc, None)):
+            ctx.sink.add("yaml-tag", loc, tags.unreadable(written), tags.UNREADABLE_HINT)
 
 
 def report_traps(ctx: Context) -> None:
@@ -95,7 +98,10 @@ def _consequence(loc: Loc, value_11: Any) -> str:
     return ""
 
 
-def _value_at(data: Any, loc: Loc) -> Any:
+def _value_at(data: Any, loc: Loc, missing: Any = None) -> Any:
     for part in loc:
-        data = data[part]
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return missing
     return data

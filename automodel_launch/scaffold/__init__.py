@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHERS
+from automodel_launch.errors import LaunchError
 from automodel_launch.loading import LoadedFile
 from automodel_launch.loading.yaml11 import resolve
 
@@ -27,7 +28,7 @@ MODELINE_MARKERS = ("yaml-language-server: $schema=", "# $schema:")
 NOTE_PREFIX = "# values of profile "
 
 
-class InitError(ValueError):
+class InitError(LaunchError, ValueError):
     """The section cannot be added as asked (one is there already, without --force)."""
 
 
@@ -61,8 +62,8 @@ def add_section(
     eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # the file's own line ends
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += eol
-    block = [] if section is None else dump_section(section, values, note).splitlines(True)
-    block = [line.removesuffix("\n") + eol for line in block]
+    dumped = "" if section is None else dump_section(section, values, note)
+    block = [line + eol for line in dumped.splitlines()]
     at = len(lines)
     for name in present:  # drop the old section; the new one takes its place
         start, end = loaded.sections[name]
@@ -72,7 +73,7 @@ def add_section(
         lines[start:end] = [""] * (end - start)
     lines[at:at] = block
     text = "".join(lines)
-    if not any(marker in text.split("\n", 1)[0] for marker in MODELINE_MARKERS):
+    if not any(marker in text.partition("\n")[0] for marker in MODELINE_MARKERS):
         text = modeline + eol + text
     return Added(text, bool(present))
 
@@ -82,7 +83,7 @@ def dump_section(launcher: str, values: dict[str, Any], note: str | None = None)
     from ruamel.yaml.comments import CommentedMap
 
     yaml = YAML()  # round-trip: keeps the comment and the quoting chosen below
-    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.indent(sequence=4, offset=2)  # mappings: 2, the default
     yaml.width = 4096
     root = CommentedMap({launcher: _quoted(values)})
     if note:

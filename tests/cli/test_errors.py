@@ -9,6 +9,10 @@ from collections.abc import Callable
 import pytest
 
 from automodel_launch.cli import errors
+from automodel_launch.errors import LaunchError, Reported, UsageError
+from automodel_launch.explain import UnknownField
+from automodel_launch.render.entry import EntryError
+from automodel_launch.scaffold import InitError
 
 
 def raising(exc: BaseException) -> Callable[[], int]:
@@ -45,6 +49,16 @@ def raising(exc: BaseException) -> Callable[[], int]:
             3,
             "error: Connection refused\n",
         ),
+        (
+            LaunchError("no such job", hint="list them: jobs"),
+            1,
+            "error: no such job\n    hint: list them: jobs\n",
+        ),
+        (UsageError("bad --entry"), 2, "error: bad --entry\n"),
+        (Reported(), 1, ""),  # its problems were printed as the report
+        (InitError("r.yaml already has slurm:"), 1, "error: r.yaml already has slurm:\n"),
+        (EntryError("the entry point is empty"), 2, "error: the entry point is empty\n"),
+        (UnknownField("no field slurm.nodse"), 2, "error: no field slurm.nodse\n"),
         (
             ValueError("secret hf_value"),
             3,

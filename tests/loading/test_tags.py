@@ -70,5 +70,38 @@ def test_other_tags_are_refused_in_launcher_sections(
     assert diags[0].hint == "remove the tag (quote the value to keep it text)"
 
 
-def test_recipe_sections_carry_any_tag_through(validate: Validate) -> None:
-    assert validate("model:\n  _target_: !custom x\n  extra: !foo {a: 1}\n") == []
+def test_recipe_sections_carry_the_tags_pyyamls_safe_loader_constructs(
+    validate: Validate,
+) -> None:
+    text = (
+        "model:\n  when: !!timestamp 2020-01-01\n  blob: !!binary aGVsbG8=\n"
+        "  names: !!set {a, b}\n  order: !!omap [a: 1]\n  pairs: !!pairs [a: 1]\n"
+    )
+    assert validate(text) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "shown", "column"),
+    [
+        ('!!python/object/apply:os.system ["true"]', "!!python/object/apply:os.system", 6),
+        ("!custom x", "!custom", 6),
+        ("!foo {a: 1}", "!foo", 6),
+        ("!!python/str x", "!!python/str", 6),
+        ("!!set [a, b]", "!!set", 6),  # a set is a mapping to PyYAML
+        ("!!omap {a: 1}", "!!omap", 6),  # an omap a list of one-key mappings
+        ("!!timestamp {a: 1}", "!!timestamp", 6),
+        ("[1, !!python/name:os.system x]", "!!python/name:os.system", 10),
+    ],
+)
+def test_a_tag_pyyamls_safe_loader_stops_on_is_an_error_in_recipe_sections_too(
+    validate: Validate, value: str, shown: str, column: int
+) -> None:
+    """AutoModel reads the job config with yaml.safe_load: it stops on any other tag."""
+    diags = validate(f"model:\n  x: {value}\n")
+    assert len(diags) == 1
+    assert brief(diags)[0].startswith(f"2:{column} error[yaml-tag] model.x")
+    assert diags[0].message == (
+        f"AutoModel's loader (PyYAML's safe loader) has no constructor for the tag {shown}: "
+        "it stops on the job config"
+    )
+    assert diags[0].hint == "remove the tag and write a plain value (quote it to keep it text)"

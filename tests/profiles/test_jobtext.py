@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from automodel_launch.config.document import job_config
 from automodel_launch.loading import load_text
-from automodel_launch.profiles.jobtext import spliced
+from automodel_launch.profiles.jobtext import scalar_text, spliced
 from automodel_launch.profiles.overrides import Override, parse_override
 from automodel_launch.render.jobconfig import job_config_text
 from tests.profiles.conftest import Check
@@ -74,3 +75,60 @@ def test_only_applied_overrides_are_written() -> None:
     loaded = load_text(RECIPE, "recipe.yaml").loaded
     assert loaded is not None
     assert spliced(loaded, [parse_override("slurm.nodes=3")]) is None  # launcher: not in the text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("yes", "'yes'"),  # YAML 1.1 reads yes as true
+        ("0o7", '"0o7"'),  # YAML 1.1 writes it plain, YAML 1.2 reads 7: double-quoted
+        ("1e5", "'1e5'"),
+        ("ab", "ab"),
+        ("é", "é"),
+        (" ".join(["word"] * 40), " ".join(["word"] * 40)),  # one line, however long
+        (1e-05, "1.0e-05"),
+        (True, "true"),
+        (None, "null"),
+        (7, "7"),
+    ],
+)
+def test_a_value_is_spelled_so_both_yaml_versions_read_it(value: object, text: str) -> None:
+    assert scalar_text(value) == text
+
+
+def test_nan_is_written_as_yamls_nan() -> None:
+    assert scalar_text(float("nan")) == ".nan"
+
+
+@pytest.mark.parametrize("value", ["a\x85b", "a\u2028b", {"a": 1}, [1]])
+def test_what_no_single_line_can_hold_is_not_spelled(value: object) -> None:
+    """A line break Python or YAML 1.1 sees (NEL, LS), or a collection: the dump is used."""
+    assert scalar_text(value) is None
+
+
+def test_a_file_without_positions_is_left_to_the_dump() -> None:
+    import dataclasses
+
+    loaded = load_text(RECIPE, "recipe.yaml").loaded
+    assert loaded is not None
+    bare = dataclasses.replace(loaded, values={})
+    assert spliced(bare, [parse_override("name=z")]) is None
+    assert spliced(loaded, [parse_override("name=z")]) == RECIPE.replace("name: x", "name: z")
+
+
+def test_a_multi_line_value_is_left_to_the_dump() -> None:
+    text = "name: >\n  folded\n  text\nother: 1\n"
+    loaded = load_text(text, "recipe.yaml").loaded
+    assert loaded is not None
+    assert spliced(loaded, [parse_override("name=z")]) is None
+    assert spliced(loaded, [parse_override("other=2")]) == text.replace("other: 1", "other: 2")
+    assert spliced(loaded, [parse_override("other=[1]")]) is None  # a list: the dump
+    assert spliced(loaded, [parse_override("missing=1")]) is None  # a new key: the dump
+    assert spliced(loaded, []) is None
+
+
+def test_two_values_on_one_line_are_both_written_right_to_left() -> None:
+    loaded = load_text("a: {x: 1, y: 2}\n", "recipe.yaml").loaded
+    assert loaded is not None
+    sets = [parse_override("a.x=10"), parse_override("a.y=20"), parse_override("a.x=30")]
+    assert spliced(loaded, sets) == "a: {x: 30, y: 20}\n"  # the last --set of a key wins

@@ -52,3 +52,58 @@ def test_a_bad_value_names_the_field_as_every_diagnostic_does() -> None:
 def test_usage_errors(argument: str) -> None:
     with pytest.raises(OverrideError):
         parse_override(argument)
+
+
+UNREADABLE = (
+    "AutoModel's loader (PyYAML's safe loader) has no constructor for the tag {}: "
+    "it stops on the job config"
+)
+
+
+@pytest.mark.parametrize(
+    ("argument", "path", "message"),
+    [
+        (
+            'model.x=!!python/object/apply:os.system ["true"]',
+            "model.x",
+            UNREADABLE.format("!!python/object/apply:os.system"),
+        ),
+        ("model.x=!custom x", "model.x", UNREADABLE.format("!custom")),
+        ("optimizer=[1, {a: !foo b}]", "optimizer[1].a", UNREADABLE.format("!foo")),
+        (
+            "model.when=!!timestamp 2020-01-01",
+            "model.when",
+            "the tag !!timestamp would not reach the job config: it is written from the "
+            "value of --set, without tags",
+        ),
+        (
+            "model.names=!!set {a, b}",
+            "model.names",
+            "the tag !!set would not reach the job config: it is written from the "
+            "value of --set, without tags",
+        ),
+    ],
+)
+def test_a_tag_on_a_recipe_value_is_refused_naming_the_argument(
+    argument: str, path: str, message: str
+) -> None:
+    """The job config is written from the value: the tag would be dropped without a word."""
+    override = parse_override(argument)
+    assert override.value is None
+    assert [(d.code, d.path, d.line, d.origin and d.origin.label) for d in override.problems] == [
+        ("yaml-tag", path, 0, f"--set {argument}")
+    ]
+    assert override.problems[0].message == message
+    assert override.problems[0].hint == (
+        "remove the tag and write a plain value (quote it to keep it text)"
+    )
+
+
+@pytest.mark.parametrize("argument", ["model.x=!!str yes", "model.x=!!int '8'", "model.x=yes"])
+def test_a_core_tag_is_read_not_refused(argument: str) -> None:
+    assert parse_override(argument).problems == ()
+
+
+def test_a_tag_on_a_launcher_field_is_left_to_the_tag_rule() -> None:
+    override = parse_override("slurm.job_name=!custom x")
+    assert (override.value, override.problems, override.tags) == ("x", (), {(): "!custom"})
