@@ -34,9 +34,9 @@ def report_problems(report: FileReport, settings: Settings) -> None:
     if report.diagnostics:
         write_report([report], "text", sys.stderr, strict=settings.strict)
     if report.failed(settings.strict):
-        # the report is the message, its verdict the code; typer.Exit, not Reported, while
-        # submit releases the job directory it claimed on ``except typer.Exit``
-        raise typer.Exit(1)
+        from automodel_launch.errors import Reported
+
+        raise Reported
 
 
 def script_value(value: V) -> V:

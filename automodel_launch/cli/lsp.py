@@ -15,6 +15,9 @@ def command() -> None:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise
-        typer.echo("the language server needs pygls: pip install 'automodel-launch[lsp]'", err=True)
-        raise typer.Exit(2) from None
+        from automodel_launch.errors import UsageError
+
+        raise UsageError(
+            "the language server needs pygls", hint="pip install 'automodel-launch[lsp]'"
+        ) from None
     raise typer.Exit(serve())

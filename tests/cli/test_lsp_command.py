@@ -22,5 +22,5 @@ def test_without_pygls_the_command_says_how_to_install_it() -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == (
-        "the language server needs pygls: pip install 'automodel-launch[lsp]'\n"
+        "error: the language server needs pygls\n    hint: pip install 'automodel-launch[lsp]'\n"
     )
