@@ -25,6 +25,7 @@ from ruamel.yaml import YAML
 from typer.testing import CliRunner
 
 from automodel_launch.cli.app import app
+from automodel_launch.errors import LaunchError
 from tests.hostile.tokens import KINDS, Token, make
 
 Loc = tuple[Any, ...]
@@ -304,9 +305,14 @@ def test_no_token_byte_leaves(
     seen: list[str] = []
     for args in _commands(case, str(config), out):
         result = runner.invoke(app, args, env=case.environ)
-        assert isinstance(result.exception, (SystemExit, type(None))), (args, result.exception)
-        assert result.exit_code in (0, 1, 2), (args, result.output)
-        seen.append(f"$ {args[0]}\n{result.output}")
+        # a LaunchError is what cli/errors.run prints (cleaned) and maps to its exit code:
+        # its raw text must hold no token either
+        raised = result.exception
+        assert isinstance(raised, (SystemExit, LaunchError, type(None))), (args, raised)
+        code = raised.exit_code if isinstance(raised, LaunchError) else result.exit_code
+        assert code in (0, 1, 2), (args, result.output)
+        said = f"{raised}\n{raised.hint}" if isinstance(raised, LaunchError) else ""
+        seen.append(f"$ {args[0]}\n{result.output}{said}")
     seen.append(_written(tmp_path, config))
     blob = "\n".join(seen)
     token = case.token
