@@ -92,7 +92,7 @@ def test_rows_state_type_default_and_description(page: str) -> None:
         in slurm
     )
     assert slurm[-1].startswith("| `script` |")
-    assert "| `nodes` | integer ≥ 1 | `1` | Number of nodes to allocate. |" in slurm
+    assert "| `nodes` | integer 1..100000 | `1` | Number of nodes to allocate. |" in slurm
     assert any(
         r.startswith("| `extra_mounts` | list of [Mount](#mount) or string | `[]` |") for r in slurm
     )

@@ -130,11 +130,15 @@ def test_skypilot_counts_no_cloud_has_are_one_error(
     assert not (tmp_path / "job").exists()
 
 
-@pytest.mark.parametrize("kind", KINDS)
+ONE_LINE_KINDS = [
+    k for k in KINDS if "\n" not in make(k, 7).value and not make(k, 7).needs_key_name
+]
+"""A --set value is one line, and 40 hex digits are a token only under a key's name."""
+
+
+@pytest.mark.parametrize("kind", ONE_LINE_KINDS)
 def test_a_token_in_a_tagged_set_value_never_leaves(tmp_path: Path, kind: str) -> None:
     token = make(kind, 7)
-    if "\n" in token.value or token.needs_key_name:
-        pytest.skip("a --set value is one line; 40 hex digits are a token under a key's name")
     for argument in (f"model.x=!custom {token.value}", f"model.x=[!!timestamp {token.value}]"):
         code, errors, everything = render(tmp_path, argument)
         assert code == 1

@@ -64,11 +64,33 @@ def test_chunks_from_an_offset(tmp_path: Path) -> None:
 
 
 def test_an_unopenable_directory(tmp_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root opens any directory")
+    """As a user (root opens any directory): a child without the override capabilities."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, as_a_user
+
     (tmp_path / "d").mkdir(mode=0)
-    with pytest.raises(Unreadable, match="its directory cannot be opened"):
-        read_job_file(tmp_path / "d", "f", 10)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from automodel_launch.jobs.files import Unreadable, read_job_file\n"
+        "try:\n"
+        "    read_job_file(Path(sys.argv[1]), 'f', 10)\n"
+        "except Unreadable as exc:\n"
+        "    print('Unreadable:', exc)\n"
+    )
+    done = subprocess.run(
+        as_a_user([sys.executable, "-c", code, str(tmp_path / "d")]),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Unreadable: ")
+    assert "its directory cannot be opened" in done.stdout
 
 
 @pytest.mark.parametrize(

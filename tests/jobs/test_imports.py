@@ -23,8 +23,9 @@ def test_no_job_tracking_on_validate_render_schema(tmp_path: Path, args: list[st
     argv = [a.replace("{config}", str(config)) for a in args]
     script = (
         "import sys\n"
+        "from automodel_launch.cli import errors\n"
         "from automodel_launch.cli.app import run_app\n"
-        f"run_app({argv!r})\n"
+        f"errors.run(lambda: run_app({argv!r}))\n"
         "found = sorted(m for m in sys.modules if m.startswith('automodel_launch.jobs')\n"
         "               or m.split('.')[0] in ('sqlite3', 'platformdirs'))\n"
         "print('JOBS', found, file=sys.stderr)\n"
