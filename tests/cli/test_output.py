@@ -7,8 +7,9 @@ import io
 import pytest
 
 from automodel_launch.cli.output import CleanStream
+from tests.hostile.tokens import make
 
-TOKEN = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+TOKEN = make("hugging-face", 1).value  # generated: no credential-like literal in the tree
 
 
 class Terminal(io.StringIO):
@@ -82,7 +83,7 @@ def test_install_covers_print_and_stderr_of_any_code() -> None:
         "print('value', os.environ['WANDB_API_KEY'], 'shape', sys.argv[1])\n"
         "sys.stderr.write('err \\x1b]0;owned\\x07 ' + sys.argv[1] + '\\n')\n"
     )
-    env = {**os.environ, "WANDB_API_KEY": "0123456789abcdef0123"}
+    env = {**os.environ, "WANDB_API_KEY": "not-a-real-api-key-value"}
     done = subprocess.run(
         [sys.executable, "-c", code, TOKEN], capture_output=True, text=True, env=env, check=True
     )

@@ -399,7 +399,7 @@ def test_test_only_answer() -> None:
 
 def test_test_only_answer_is_fit_to_show() -> None:
     """No token, no escape, at most ten lines: sbatch's words reach a diagnostic as text."""
-    token = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"
+    token = "hf_" + "abcdefghijklmnopqrstuvwxyzABCDEFGH"  # built, so no literal credential
     said = f"sbatch: error: \x1b[2J{token} refused\n" + "".join(f"l{i}\n" for i in range(20))
     assert parse.test_only_answer(said) == (
         "error: \\x1b[2J*** refused; " + "; ".join(f"l{i}" for i in range(9))

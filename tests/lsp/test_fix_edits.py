@@ -19,7 +19,7 @@ from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_result
 from tests.hostile.tokens import KINDS, make
 
-TOKEN = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z"
+TOKEN = make("hugging-face", 1).value  # generated: no credential-like literal in the tree
 SPOT = "skypilot:\n  cloud: aws\n  accelerators: H100:8\n  use_spot: true\n"
 
 
