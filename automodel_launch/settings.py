@@ -50,6 +50,10 @@ traceback switch, the profile to apply and the site profile file
 them)."""
 
 OutputFormat = Literal["text", "json", "github"]
+AutoModelVersion = Literal[
+    "0.1.0", "0.1.2", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "main"
+]  # fmt: skip
+""":data:`automodel_launch.automodel.versions.KNOWN`, as a type (a test keeps them equal)."""
 
 
 def user_config_file() -> Path:
@@ -81,6 +85,12 @@ class Settings(BaseModel):
     )
     strict: bool = Field(default=False, description="Treat warnings as errors.")
     format: OutputFormat = Field(default="text", description="Report format.")
+    automodel_version: AutoModelVersion = Field(
+        default="0.7.0",  # versions.DEFAULT (a test keeps them equal)
+        description="The AutoModel release the job runs: the recipe is checked against its "
+        "signatures, and the job starts with its entry point (`main` is AutoModel's main "
+        "branch).",
+    )
 
 
 class SettingsError(ValueError):

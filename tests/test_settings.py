@@ -176,8 +176,8 @@ def test_an_unknown_key_in_the_xdg_config_file_is_an_error(
         resolve_settings()
     assert str(caught.value) == (
         f"unknown setting 'future_setting' in {tmp_path / 'automodel-launch' / 'config.toml'}"
-        "; known names: check_env, check_paths, checkpoint_margin_minutes, format, "
-        "spot_checkpoint_interval_warn, strict"
+        "; known names: automodel_version, check_env, check_paths, checkpoint_margin_minutes, "
+        "format, spot_checkpoint_interval_warn, strict"
     )
 
 
@@ -306,5 +306,5 @@ def test_an_unknown_variable_far_from_every_name_lists_them(
     with pytest.raises(SettingsError) as caught:
         resolve_settings()
     assert str(caught.value).startswith(
-        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_CHECKPOINT_"
+        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_AUTOMODEL_VERSION, "
     )

@@ -1,0 +1,31 @@
+"""The AutoModel releases this tool knows, and how each one is started.
+
+``main`` is AutoModel's main branch at the commit its table was taken from; the
+default is the newest release on the package index, which is what ``pip install
+nemo-automodel`` gives a user today.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+RELEASES: tuple[str, ...] = (
+    "0.1.0", "0.1.2", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0",
+)  # fmt: skip
+KNOWN: tuple[str, ...] = (*RELEASES, "main")
+DEFAULT = RELEASES[-1]
+
+EntryForm = Literal["command", "config"]
+"""``command``: ``-m nemo_automodel._cli.app COMMAND DOMAIN -c CONFIG`` (0.1 to 0.3);
+``config``: ``-m nemo_automodel.cli.app CONFIG`` with a ``recipe:`` key (0.4 on)."""
+
+FIRST_CONFIG_FORM = "0.4.0"
+
+
+def entry_form(version: str) -> EntryForm:
+    return "config" if KNOWN.index(version) >= KNOWN.index(FIRST_CONFIG_FORM) else "command"
+
+
+def entry_module(version: str) -> str:
+    config_form = entry_form(version) == "config"
+    return "nemo_automodel.cli.app" if config_form else "nemo_automodel._cli.app"
