@@ -123,6 +123,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "key-not-text": (Severity.ERROR, "a key YAML 1.1 reads as a bool, number, null or date"),
     "tab-not-space": (Severity.ERROR, "a tab outside quotes: AutoModel's loader (PyYAML) stops"),
     # structure
+    "missing-recipe-key": (
+        Severity.ERROR,
+        "no recipe: key, which the selected AutoModel release needs to start the job",
+    ),
+    "unknown-automodel-version": (Severity.ERROR, "automodel_version names no known release"),
     "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),
     "missing-field": (Severity.ERROR, "a required field is absent"),
     "wrong-type": (Severity.ERROR, "the value has the wrong type"),

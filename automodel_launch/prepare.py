@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automodel_launch.automodel.versions import DEFAULT
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.diagnostics import sort_key
 from automodel_launch.jobdir import check_job_dir, claim_job_dir
@@ -47,10 +48,10 @@ class EntryChoice:
     command: str = "finetune"
     domain: str = "llm"
 
-    def resolve(self, document: LaunchDocument) -> Entry:
+    def resolve(self, version: str) -> Entry:
         if self.text is not None:
             return custom_entry(self.text)
-        return default_entry(document.recipe, self.command, self.domain)
+        return default_entry(version, self.command, self.domain)
 
 
 def prepare(
@@ -70,7 +71,12 @@ def prepare(
     )
     if report.loaded is not None:
         sink = report.loaded.collector()
-        check_launchable(report.loaded.data, sink, custom_entry=entry.text is not None)
+        check_launchable(
+            report.loaded.data,
+            sink,
+            custom_entry=entry.text is not None,
+            version=report.automodel_version or settings.automodel_version,
+        )
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
         if sink.items:
             report.document = None
@@ -111,7 +117,7 @@ def render_report(
         target = check_job_dir(job_dir or default_job_dir(document, name))
     try:
         spec = JobSpec(
-            entry=entry.resolve(document),
+            entry=entry.resolve(report.automodel_version or DEFAULT),
             job_dir=str(target),
             source=str(path),
             job_name=name,

@@ -26,6 +26,8 @@ class FileReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     loaded: LoadedFile | None = None
     document: LaunchDocument | None = None
+    automodel_version: str | None = None
+    """The AutoModel release the file was checked against (None: it did not load)."""
 
     def __post_init__(self) -> None:
         # shown in every report, as its diagnostics are: cleaned where it is made

@@ -80,6 +80,8 @@ def validate_loaded(
         from automodel_launch.profiles.merge import merge
 
         loaded, found = merge(loaded, layers)
+        if loaded.automodel_version is not None:
+            settings = settings.model_copy(update={"automodel_version": loaded.automodel_version})
     sink = loaded.collector()
     sink.items += found
     data = _env_as_written(loaded)
@@ -101,7 +103,9 @@ def validate_loaded(
     if settings.check_paths or settings.check_env:
         # on whatever validated, next to the other errors: every problem in one run
         checks.check_host(document, sink, settings, submitting=purpose == "submit")
-    return FileReport(loaded.path, sink.items, loaded, None if failed else document)
+    report = FileReport(loaded.path, sink.items, loaded, None if failed else document)
+    report.automodel_version = settings.automodel_version
+    return report
 
 
 def layers_in_play(data: dict[str, Any], layers: Layers | None) -> bool:

@@ -29,3 +29,16 @@ def entry_form(version: str) -> EntryForm:
 def entry_module(version: str) -> str:
     config_form = entry_form(version) == "config"
     return "nemo_automodel.cli.app" if config_form else "nemo_automodel._cli.app"
+
+
+def unknown_version(value: object) -> tuple[str, str]:
+    """The message and hint for an ``automodel_version`` that is not a known release."""
+    import difflib
+
+    shown = repr(value) if isinstance(value, str) else str(value)
+    close = difflib.get_close_matches(str(value), KNOWN, n=1, cutoff=0.6)
+    guess = f"did you mean '{close[0]}'? " if close else ""
+    return (
+        f"automodel_version {shown} is not an AutoModel release this tool knows",
+        f'{guess}use one of {", ".join(KNOWN)} (quote it: "0.4.0")',
+    )

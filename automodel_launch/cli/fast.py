@@ -85,7 +85,13 @@ def validate(args: list[str]) -> int | None:
     except SettingsError:
         return None
     reports = validate_paths(files, settings, layers)
-    write_report(reports, settings.format, sys.stdout, strict=settings.strict)
+    write_report(
+        reports,
+        settings.format,
+        sys.stdout,
+        strict=settings.strict,
+        version=settings.automodel_version,
+    )
     return 1 if any(r.failed(settings.strict) for r in reports) else 0
 
 

@@ -55,5 +55,11 @@ def command(
         from automodel_launch.cli.preflight import preflight_reports
 
         preflight_reports(reports)
-    write_report(reports, settings.format, sys.stdout, strict=settings.strict)
+    write_report(
+        reports,
+        settings.format,
+        sys.stdout,
+        strict=settings.strict,
+        version=settings.automodel_version,
+    )
     raise typer.Exit(1 if any(r.failed(settings.strict) for r in reports) else 0)

@@ -4,6 +4,7 @@ A profile file is YAML whose top-level keys are profile names, each holding laun
 sections exactly as a recipe writes them::
 
     eos:
+      automodel_version: "0.7.0"    # optional: the AutoModel release this site runs
       slurm:
         account: my-account
         partition: batch
@@ -21,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.diagnostics import Diagnostic, Origin
+from automodel_launch.diagnostics import Collector, Diagnostic, Origin
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.profiles import LAUNCHERS, SITE_VARIABLE
 
 SITE_DEFAULT = Path("/etc/automodel-launch/profiles.yaml")
 FILE_NAME = "profiles.yaml"
+VERSION_KEY = "automodel_version"
 
 
 def user_file() -> Path:
@@ -59,6 +61,8 @@ class Profile:
     sections: dict[str, Any]
     """Launcher name -> the section's data, as the file writes it."""
     problems: list[Diagnostic] = field(default_factory=list)
+    automodel_version: str | None = None
+    """The profile's ``automodel_version:``, checked (None: the profile does not say)."""
 
     @property
     def origin(self) -> Origin:
@@ -115,6 +119,7 @@ def _profile(name: str, file: ProfileFile) -> Profile:
     origin = Origin("profile", file.path, name)
     problems: list[Diagnostic] = []
     sections: dict[str, Any] = {}
+    version: str | None = None
     if not isinstance(raw, dict):
         collector.add(
             "invalid-profile",
@@ -124,11 +129,15 @@ def _profile(name: str, file: ProfileFile) -> Profile:
         )
     else:
         for key, value in raw.items():
+            if key == VERSION_KEY:
+                version = _version(value, (name, key), collector)
+                continue
             if key not in LAUNCHERS:
                 collector.add(
                     "invalid-profile",
                     (name, key),
-                    f"a profile holds launcher sections (slurm:, skypilot:), not '{key}:'",
+                    "a profile holds launcher sections (slurm:, skypilot:) and "
+                    f"automodel_version:, not '{key}:'",
                     "recipe values belong in the recipe, or in --set",
                     at_key=True,
                 )
@@ -153,7 +162,18 @@ def _profile(name: str, file: ProfileFile) -> Profile:
             else:
                 sections[key] = value
     problems = [_with_origin(d, origin) for d in collector.items]
-    return Profile(name, file, sections, problems)
+    return Profile(name, file, sections, problems, version)
+
+
+def _version(value: Any, loc: tuple[str, str], collector: Collector) -> str | None:
+    from automodel_launch.automodel.versions import KNOWN, unknown_version
+
+    text = str(value) if isinstance(value, (str, int, float)) else None
+    if text in KNOWN:
+        return text
+    message, hint = unknown_version(value)
+    collector.add("unknown-automodel-version", loc, message, hint)
+    return None
 
 
 def _profile_hint(d: Diagnostic, path: Path) -> Diagnostic:

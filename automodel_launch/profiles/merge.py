@@ -28,7 +28,7 @@ from typing import Any
 from automodel_launch.diagnostics import Collector, Diagnostic, Loc, Severity, dotted
 from automodel_launch.loading import LoadedFile
 from automodel_launch.profiles import LAUNCHERS, PROFILE_VARIABLE
-from automodel_launch.profiles.files import Profile, find, profile_files, unknown
+from automodel_launch.profiles.files import VERSION_KEY, Profile, find, profile_files, unknown
 from automodel_launch.profiles.jobtext import spliced
 from automodel_launch.profiles.overrides import Layers, Override
 from automodel_launch.profiles.provenance import Provenance, Source
@@ -41,6 +41,8 @@ PRECEDENCE = ("set", "recipe", "profile", "default")
 class MergedFile(LoadedFile):
     provenance: Provenance = field(default_factory=Provenance)
     profile: Profile | None = None
+    automodel_version: str | None = None
+    """The release ``--set automodel_version=`` or the profile names (None: neither)."""
 
     def collector(self) -> Collector:
         return _Collector(where=self.provenance.where)  # places every loc: no keys, values
@@ -81,7 +83,12 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
     provenance.claim((), data, recipe)
     problems: list[Diagnostic] = []
     applied: list[Override] = []
+    version: str | None = None
     for override in layers.overrides:
+        if override.loc == (VERSION_KEY,) and not override.problems:
+            version, wrong = _set_version(override)
+            problems += wrong
+            continue
         found = override.problems or _apply(data, override, provenance)
         problems += found
         if not found:
@@ -90,6 +97,7 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
     problems += found
     if profile is not None:
         problems += _underlay(data, profile, provenance)
+        version = version or profile.automodel_version
     merged = MergedFile(
         path=loaded.path,
         data=data,
@@ -101,8 +109,23 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
         sections=loaded.sections,
         provenance=provenance,
         profile=profile,
+        automodel_version=version,
     )
     return merged, problems
+
+
+def _set_version(override: Override) -> tuple[str | None, list[Diagnostic]]:
+    """``--set automodel_version=0.4.0`` chooses the release; it is not a recipe value."""
+    from automodel_launch.automodel.versions import KNOWN, unknown_version
+
+    value = override.value
+    text = str(value) if isinstance(value, (str, int, float)) else None
+    if text in KNOWN:
+        return text, []
+    message, hint = unknown_version(value)
+    found = Diagnostic(Severity.ERROR, "unknown-automodel-version", VERSION_KEY, 0, 0, message,
+                       hint, override.origin)  # fmt: skip
+    return None, [found]
 
 
 def _apply(data: dict[str, Any], override: Override, provenance: Provenance) -> list[Diagnostic]:

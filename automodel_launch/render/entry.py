@@ -1,9 +1,11 @@
 """What each rank runs, and where the job config sits.
 
-The default is AutoModel's own entry point, chosen by the config: a ``recipe:`` key
-means the released CLI (``-m nemo_automodel.cli.app CONFIG``, AutoModel 0.7+);
-otherwise the 2025 CLI the seed describes (``-m nemo_automodel._cli.app finetune llm
--c CONFIG``). ``--entry`` replaces it with any module or script.
+The default is AutoModel's own entry point, the one the selected release has
+(``automodel_version``, :mod:`automodel_launch.automodel.versions`): from 0.4.0 the CLI
+that reads the recipe from the config's ``recipe:`` key (``-m nemo_automodel.cli.app
+CONFIG``); before, the one the seed describes, which names it on the command line
+(``-m nemo_automodel._cli.app finetune llm -c CONFIG``). ``--entry`` replaces it with any
+module or script.
 
 Command-line values written into a job (``--entry``, ``--command``, ``--domain``, the
 job directory, the config path) are refused when they hold a credential: a script is
@@ -14,8 +16,8 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
 
+from automodel_launch.automodel.versions import entry_form, entry_module
 from automodel_launch.errors import UsageError
 from automodel_launch.render.shell import quote
 from automodel_launch.secrets import looks_like_token
@@ -56,13 +58,14 @@ def refuse_credential(what: str, text: str) -> None:
         )
 
 
-def default_entry(recipe: Any, command: str = "finetune", domain: str = "llm") -> Entry:
+def default_entry(version: str, command: str = "finetune", domain: str = "llm") -> Entry:
     refuse_credential("--command", command)
     refuse_credential("--domain", domain)
-    if recipe is not None:
-        return Entry(("-m", "nemo_automodel.cli.app", CONFIG_TOKEN), ("automodel", CONFIG_TOKEN))
+    module = entry_module(version)
+    if entry_form(version) == "config":
+        return Entry(("-m", module, CONFIG_TOKEN), ("automodel", CONFIG_TOKEN))
     return Entry(
-        ("-m", "nemo_automodel._cli.app", command, domain, "-c", CONFIG_TOKEN),
+        ("-m", module, command, domain, "-c", CONFIG_TOKEN),
         ("automodel", command, domain, "-c", CONFIG_TOKEN),
     )
 

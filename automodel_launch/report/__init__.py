@@ -12,12 +12,18 @@ if TYPE_CHECKING:
 
 
 def write_report(
-    reports: Sequence[FileReport], fmt: OutputFormat, stream: TextIO, *, strict: bool
+    reports: Sequence[FileReport],
+    fmt: OutputFormat,
+    stream: TextIO,
+    *,
+    strict: bool,
+    version: str | None = None,
 ) -> None:
+    """``version``: the AutoModel release of the settings, for files that did not load."""
     if fmt == "json":
         from automodel_launch.report.json import write_json
 
-        write_json(reports, stream, strict=strict)
+        write_json(reports, stream, strict=strict, version=version)
     elif fmt == "github":
         from automodel_launch.report.github import write_github
 
@@ -25,4 +31,14 @@ def write_report(
     else:
         from automodel_launch.report.text import write_text
 
-        write_text(reports, stream, strict=strict)
+        write_text(reports, stream, strict=strict, version=version)
+
+
+def checked_against(reports: Sequence[FileReport], version: str | None) -> list[str]:
+    """The AutoModel releases the files were checked against, in release order."""
+    from automodel_launch.automodel.versions import KNOWN
+
+    found = {r.automodel_version for r in reports if r.automodel_version is not None}
+    if not found and version is not None:
+        found = {version}
+    return sorted(found, key=lambda v: KNOWN.index(v) if v in KNOWN else len(KNOWN))

@@ -11,19 +11,28 @@ if TYPE_CHECKING:
     from automodel_launch.results import FileReport
 
 
-def as_data(reports: Sequence[FileReport], *, strict: bool) -> dict[str, Any]:
+def as_data(
+    reports: Sequence[FileReport], *, strict: bool, version: str | None = None
+) -> dict[str, Any]:
+    from automodel_launch.report import checked_against
+
+    releases = checked_against(reports, version)
     return {
+        "automodel_version": releases[0] if len(releases) == 1 else releases or None,
         "files": [
             {
                 "path": report.path,
                 "ok": not report.failed(strict),
+                "automodel_version": report.automodel_version,
                 "diagnostics": [d.as_dict() for d in report.diagnostics],
             }
             for report in reports
-        ]
+        ],
     }
 
 
-def write_json(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) -> None:
-    json.dump(as_data(reports, strict=strict), stream, indent=2)
+def write_json(
+    reports: Sequence[FileReport], stream: TextIO, *, strict: bool, version: str | None = None
+) -> None:
+    json.dump(as_data(reports, strict=strict, version=version), stream, indent=2)
     stream.write("\n")

@@ -29,30 +29,39 @@ def format_line(path: str, d: Diagnostic) -> str:
     return f"{place(path, d)}: {d.severity.value}[{d.code}]{field} {d.message}"
 
 
-def summary(reports: Sequence[FileReport], *, strict: bool) -> str:
+def summary(reports: Sequence[FileReport], *, strict: bool, version: str | None = None) -> str:
+    """``2 files checked against AutoModel 0.7.0: no problems``."""
+    from automodel_launch.report import checked_against
+
+    releases = checked_against(reports, version)
+    against = f" against AutoModel {' and '.join(releases)}" if releases else ""
     errors = sum(d.is_error for r in reports for d in r.diagnostics)
     warnings = sum(d.is_problem and not d.is_error for r in reports for d in r.diagnostics)
     failed = sum(r.failed(strict) for r in reports)
     files = f"{len(reports)} file{'s' * (len(reports) != 1)}"
     if not errors and not warnings:
-        return f"{files} checked: no problems"
+        return f"{files} checked{against}: no problems"
     counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
-    return f"{files} checked: {counts}; {failed} failed"
+    return f"{files} checked{against}: {counts}; {failed} failed"
 
 
-def write_text(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) -> None:
+def write_text(
+    reports: Sequence[FileReport], stream: TextIO, *, strict: bool, version: str | None = None
+) -> None:
     if stream.isatty():
-        _write_rich(reports, stream, strict=strict)
+        _write_rich(reports, stream, strict=strict, version=version)
         return
     for report in reports:
         for d in report.diagnostics:
             stream.write(format_line(report.path, d) + "\n")
             if d.hint:
                 stream.write(f"    hint: {d.hint}\n")
-    stream.write(summary(reports, strict=strict) + "\n")
+    stream.write(summary(reports, strict=strict, version=version) + "\n")
 
 
-def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) -> None:
+def _write_rich(
+    reports: Sequence[FileReport], stream: TextIO, *, strict: bool, version: str | None
+) -> None:
     from rich.console import Console
     from rich.text import Text
 
@@ -68,4 +77,5 @@ def _write_rich(reports: Sequence[FileReport], stream: TextIO, *, strict: bool) 
             if d.hint:
                 console.print(Text(f"    hint: {d.hint}", style="green"))
     ok = not any(r.failed(strict) for r in reports)
-    console.print(Text(summary(reports, strict=strict), style="bold green" if ok else "bold red"))
+    said = summary(reports, strict=strict, version=version)
+    console.print(Text(said, style="bold green" if ok else "bold red"))

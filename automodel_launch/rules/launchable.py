@@ -1,5 +1,6 @@
 """What ``render`` and ``submit`` refuse before anything is written: a launcher that
-AutoModel runs itself (``k8s:``, ``nemo_run:``), and a file with nothing to train.
+AutoModel runs itself (``k8s:``, ``nemo_run:``), a file with nothing to train, and a
+recipe the selected AutoModel release cannot start (no ``recipe:`` key from 0.4.0 on).
 
 ``validate`` accepts both: a ``k8s:`` file is a good AutoModel config, and a launcher
 snippet without a recipe may be a fragment. Only making a job of them is refused.
@@ -9,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from automodel_launch.automodel.versions import DEFAULT
 from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHER_SECTIONS, LAUNCHERS
 from automodel_launch.diagnostics import Collector
+from automodel_launch.rules.recipe_key import missing_recipe_key
 
 
 def _recipe_sections(data: dict[str, Any]) -> list[str]:
@@ -20,7 +23,9 @@ def _recipe_sections(data: dict[str, Any]) -> list[str]:
     return [k for k, v in data.items() if k not in LAUNCHER_SECTIONS and v is not None]
 
 
-def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: bool) -> None:
+def check_launchable(
+    data: dict[str, Any], sink: Collector, *, custom_entry: bool, version: str = DEFAULT
+) -> None:
     for name, how in LAUNCHED_BY_AUTOMODEL.items():
         if data.get(name) is not None:
             sink.add(
@@ -41,6 +46,8 @@ def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: boo
             f"submit yours with `sbatch {slurm['script']}`, or remove script to let "
             "automodel-launch render the job",
         )
+    if not custom_entry:
+        missing_recipe_key(data, version, sink)
     launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
     if launcher is None or custom_entry or _has_recipe(data):
         return
