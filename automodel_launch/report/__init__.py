@@ -35,10 +35,9 @@ def write_report(
 
 
 def checked_against(reports: Sequence[FileReport], version: str | None) -> list[str]:
-    """The AutoModel releases the files were checked against, in release order."""
-    from automodel_launch.automodel.versions import KNOWN
-
+    """The AutoModel releases the files were checked against, in release order (``main``,
+    the branch ahead of every release, last)."""
     found = {r.automodel_version for r in reports if r.automodel_version is not None}
     if not found and version is not None:
         found = {version}
-    return sorted(found, key=lambda v: KNOWN.index(v) if v in KNOWN else len(KNOWN))
+    return sorted(found, key=lambda v: (v == "main", [int(p) for p in v.split(".") if p.isdigit()]))
