@@ -97,8 +97,8 @@ class LaunchDocument(OpenSection):
     )
     nemo_run: NemoRunConfig | None = Field(
         default=None,
-        description="AutoModel's NeMo-Run launcher. Validated here; launched by "
-        "`automodel FILE` with nemo-run installed.",
+        description="AutoModel's NeMo-Run launcher (AutoModel 0.4.0 and later). Validated "
+        "here; launched by `automodel FILE` with nemo-run installed.",
         json_schema_extra=_section_snippets(NemoRunConfig),
     )
     kubernetes: Any = _unsupported("kubernetes")

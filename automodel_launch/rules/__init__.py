@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from automodel_launch.rules import launch
-from automodel_launch.rules.automodel_launchers import k8s_rules, nemo_run_rules
+from automodel_launch.rules.automodel_launchers import k8s_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.nemo_run import nemo_run_rules
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
