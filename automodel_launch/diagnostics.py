@@ -143,6 +143,15 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.ERROR,
         "render/submit of a launcher section with no recipe, model or command",
     ),
+    # files that are not what they seem, and launchers no release has
+    "not-a-recipe": (
+        Severity.NOTE,
+        "a Kubernetes manifest, compose file, workflow...: nothing checked (render/submit: error)",
+    ),
+    "unreleased-launcher": (
+        Severity.NOTE,
+        "a launcher section (lepton:) no AutoModel release has: nothing launches it",
+    ),
     # k8s and nemo_run (AutoModel's own launchers)
     "invalid-image": (Severity.ERROR, "not a registry/image[:tag] a Kubernetes pod can pull"),
     "invalid-k8s-name": (Severity.ERROR, "not a valid Kubernetes name"),

@@ -23,6 +23,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "nemo-run-unknown-field": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-field-replaced": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-not-in-release": ("nemo_run",),
+    "unreleased-launcher": ("lepton",),
     "path-not-mounted": ("slurm.extra_mounts", "slurm.hf_home", "checkpoint.checkpoint_dir"),
     "invalid-time": ("slurm.time",),
     "ambiguous-time": ("slurm.time",),
@@ -119,7 +120,7 @@ FILE_LEVEL = frozenset(
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
-     "tab-not-space", "key-not-text", "placeholder-value"}
+     "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

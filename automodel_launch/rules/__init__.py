@@ -3,7 +3,8 @@
 :data:`RULES` is the order they run in. The sections are validated first, each on its
 own model (so a mistake in ``slurm:`` hides nothing in ``skypilot:``); the rules that
 join sections read the validated models from the context; YAML 1.1 traps are reported
-last, once the section rule has said which of them are errors.
+last, once the section rule has said which of them are errors. A file that is no recipe
+(a Kubernetes manifest...) is said to be one first, and no other rule judges it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from automodel_launch.rules.automodel_launchers import k8s_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.nemo_run import nemo_run_rules
+from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
@@ -23,6 +25,7 @@ from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 Rule = Callable[[Context], None]
 
 RULES: tuple[Rule, ...] = (
+    not_a_recipe,
     yaml_tags,
     launch.launcher_keys,
     validate_sections,
@@ -44,6 +47,8 @@ RULES: tuple[Rule, ...] = (
 def run_rules(ctx: Context) -> None:
     for rule in RULES:
         rule(ctx)
+        if ctx.finished:
+            return
 
 
 __all__ = ["RULES", "Context", "Purpose", "Rule", "Section", "Trap", "find_traps", "run_rules"]

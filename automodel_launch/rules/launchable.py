@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHER_SECTIONS, LAUNCHERS
+from automodel_launch.config.document import (
+    LAUNCHED_BY_AUTOMODEL,
+    LAUNCHER_SECTIONS,
+    LAUNCHERS,
+    UNRELEASED_LAUNCHERS,
+)
 from automodel_launch.diagnostics import Collector
 
 
@@ -17,7 +22,11 @@ def _recipe_sections(data: dict[str, Any]) -> list[str]:
     """What makes a file a recipe: AutoModel 0.7's ``recipe:`` target, ``model:``, or in
     the 2025 command form (``automodel finetune llm -c FILE``, the command names the
     recipe) the recipe's own sections: any section the job config keeps."""
-    return [k for k, v in data.items() if k not in LAUNCHER_SECTIONS and v is not None]
+    return [
+        k
+        for k, v in data.items()
+        if k not in LAUNCHER_SECTIONS and k not in UNRELEASED_LAUNCHERS and v is not None
+    ]
 
 
 def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: bool) -> None:

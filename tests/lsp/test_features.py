@@ -124,6 +124,7 @@ async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
     items = {i.label: i for i in await editor.complete(uri, 3, 0)}
     assert "slurm" in items and "k8s" in items and "recipe" not in items
     assert "kubernetes" not in items  # no launcher of AutoModel's: deprecated, not offered
+    assert "lepton" not in items  # no released launcher: nothing launches it
     edit = items["skypilot"].text_edit
     assert edit is not None
     body = expand(edit.new_text)
