@@ -148,6 +148,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.NOTE,
         "a Kubernetes manifest, compose file, workflow...: nothing checked (render/submit: error)",
     ),
+    "launcher-only": (
+        Severity.NOTE,
+        "a launcher section and nothing to train: render/submit will need a recipe or --entry",
+    ),
     "unreleased-launcher": (
         Severity.NOTE,
         "a launcher section (lepton:) no AutoModel release has: nothing launches it",

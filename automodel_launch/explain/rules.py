@@ -23,6 +23,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "nemo-run-unknown-field": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-field-replaced": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-not-in-release": ("nemo_run",),
+    "launcher-only": ("slurm", "skypilot"),
     "unreleased-launcher": ("lepton",),
     "path-not-mounted": ("slurm.extra_mounts", "slurm.hf_home", "checkpoint.checkpoint_dir"),
     "invalid-time": ("slurm.time",),

@@ -15,6 +15,7 @@ from automodel_launch.rules import launch
 from automodel_launch.rules.automodel_launchers import k8s_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.launchable import launcher_only
 from automodel_launch.rules.nemo_run import nemo_run_rules
 from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
@@ -28,6 +29,7 @@ RULES: tuple[Rule, ...] = (
     not_a_recipe,
     yaml_tags,
     launch.launcher_keys,
+    launcher_only,
     validate_sections,
     launch.launcher_environment,
     launch.slurm_rules,

@@ -2,7 +2,9 @@
 AutoModel runs itself (``k8s:``, ``nemo_run:``), and a file with nothing to train.
 
 ``validate`` accepts both: a ``k8s:`` file is a good AutoModel config, and a launcher
-snippet without a recipe may be a fragment. Only making a job of them is refused.
+snippet without a recipe may be a fragment (a profile, a section kept apart). Only making
+a job of them is refused; ``validate`` says so of the snippet in a note
+(:func:`launcher_only`), which never fails a file.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from automodel_launch.config.document import (
     UNRELEASED_LAUNCHERS,
 )
 from automodel_launch.diagnostics import Collector
+from automodel_launch.launchers import LAUNCHERS as LAUNCHED_HERE
+from automodel_launch.rules.context import Context
 
 
 def _recipe_sections(data: dict[str, Any]) -> list[str]:
@@ -50,8 +54,8 @@ def check_launchable(data: dict[str, Any], sink: Collector, *, custom_entry: boo
             f"submit yours with `sbatch {slurm['script']}`, or remove script to let "
             "automodel-launch render the job",
         )
-    launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
-    if launcher is None or custom_entry or _has_recipe(data):
+    launcher = _without_recipe(data)
+    if launcher is None or custom_entry:
         return
     sink.add(
         "nothing-to-train",
@@ -69,3 +73,25 @@ def _has_recipe(data: dict[str, Any]) -> bool:
         return True
     slurm = data.get("slurm")
     return isinstance(slurm, dict) and bool(slurm.get("command"))
+
+
+def _without_recipe(data: dict[str, Any]) -> str | None:
+    """The launcher section of a file that has nothing to train, else None."""
+    launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
+    return None if launcher is None or _has_recipe(data) else launcher
+
+
+def launcher_only(ctx: Context) -> None:
+    """``validate`` of a launcher section with nothing to train: a note of what ``render``
+    and ``submit`` will need (they refuse it as ``nothing-to-train``)."""
+    launcher = _without_recipe(ctx.data)
+    if ctx.purpose != "validate" or launcher not in LAUNCHED_HERE:
+        return
+    ctx.sink.add(
+        "launcher-only",
+        (launcher,),
+        f"the file has a {launcher}: section and nothing to train: fine as a part of a "
+        "recipe, but render and submit will need a recipe or --entry",
+        "add the recipe (recipe:, model:, dataset: ...), or run your own program with --entry",
+        at_key=True,
+    )

@@ -1,5 +1,6 @@
 """Files that are not what they seem: YAML that is no recipe is named for what it looks
-like (a note for validate, an error for render/submit); lepton: is a note."""
+like (a note for validate, an error for render/submit), and a launcher section alone
+gets a note of what render and submit will need."""
 
 from __future__ import annotations
 
@@ -128,6 +129,50 @@ def test_a_recipe_keeps_its_loader_checks() -> None:
     assert brief(report.diagnostics) == ["2:1 error[key-not-text] on"]
 
 
+LAUNCHER_ONLY = {
+    "slurm": "slurm:\n  nodes: 2\n",
+    "skypilot": "skypilot:\n  cloud: aws\n",
+}
+
+
+@pytest.mark.parametrize("launcher", sorted(LAUNCHER_ONLY))
+def test_a_launcher_section_alone_gets_a_note(launcher: str) -> None:
+    report = validate_text("# kept apart\n" + LAUNCHER_ONLY[launcher], "l.yaml", offline_settings())
+    assert brief(report.diagnostics) == [f"2:1 note[launcher-only] {launcher}"]
+    (note,) = report.diagnostics
+    assert note.message == (
+        f"the file has a {launcher}: section and nothing to train: fine as a part of a recipe, "
+        "but render and submit will need a recipe or --entry"
+    )
+    assert note.hint == (
+        "add the recipe (recipe:, model:, dataset: ...), or run your own program with --entry"
+    )
+    assert not report.failed(strict=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "recipe: R\nslurm:\n  nodes: 2\n",
+        "step_scheduler: {max_steps: 3}\nslurm:\n  nodes: 2\n",
+        "slurm:\n  nodes: 2\n  command: python train.py\n",
+        "k8s:\n  num_nodes: 1\n",  # render refuses k8s: whatever the file holds
+        "nemo_run:\n  executor: local\n",
+        "model: {}\n",
+    ],
+)
+def test_no_note_where_there_is_something_to_train(text: str) -> None:
+    report = validate_text(text, "r.yaml", offline_settings())
+    assert [d for d in report.diagnostics if d.code == "launcher-only"] == []
+
+
+@pytest.mark.parametrize("purpose", ["render", "submit"])
+def test_render_and_submit_get_no_note_their_refusal_is_nothing_to_train(purpose: str) -> None:
+    result = load_text(LAUNCHER_ONLY["slurm"], "l.yaml")
+    report = validate_result(result, "l.yaml", offline_settings(), purpose=purpose)  # type: ignore[arg-type]
+    assert report.diagnostics == []
+
+
 def test_a_lepton_section_is_a_note_and_no_recipe() -> None:
     text = textwrap.dedent(
         """\
@@ -144,3 +189,8 @@ def test_a_lepton_section_is_a_note_and_no_recipe() -> None:
         "launcher never left a development branch): a released `automodel` ignores it"
     )
     assert note.hint is not None and "LeptonExecutor" in note.hint
+    alone = validate_text("slurm:\n  nodes: 1\nlepton:\n  nodes: 1\n", "l.yaml", offline_settings())
+    assert brief(alone.diagnostics) == [
+        "1:1 note[launcher-only] slurm",
+        "3:1 note[unreleased-launcher] lepton",
+    ]
