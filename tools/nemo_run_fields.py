@@ -9,9 +9,10 @@ slurm}.py``) with ``ast``: nothing is imported or installed. Usage::
     python tools/nemo_run_fields.py            # download missing wheels, rewrite the file
     python tools/nemo_run_fields.py --check    # exit 1 if the committed file differs
 
-Wheels are fetched with ``pip download --no-deps`` into the cache directory
-(``$AUTOMODEL_LAUNCH_WHEELS``, default ``$XDG_CACHE_HOME/automodel-launch/wheels``, that
-is ``~/.cache/...``) and reused; the digest of each is recorded.
+Wheels are fetched with ``pip download --no-deps`` into the cache directory and reused
+(``$NEMO_RUN_WHEELS``, default ``$XDG_CACHE_HOME/automodel-launch/wheels``, that is
+``~/.cache/...``; not an ``AUTOMODEL_LAUNCH_*`` name: the CLI refuses unknown ones); the
+digest of each wheel is recorded.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ FORMAT = 1
 
 
 def cache_dir() -> Path:
-    found = os.environ.get("AUTOMODEL_LAUNCH_WHEELS")
+    found = os.environ.get("NEMO_RUN_WHEELS")
     if found:
         return Path(found)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
