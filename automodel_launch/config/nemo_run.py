@@ -6,8 +6,8 @@ with ``setattr``: ``executor: local`` builds a ``LocalExecutor``, any other name
 taken from ``EXECUTOR_MAP`` in ``executors_file`` (usually a ``SlurmExecutor``). So the
 section's other keys are the executor's dataclass fields, read from NeMo-Run's released
 sources into ``nemo_run_fields.json`` (``tools/nemo_run_fields.py``). A key no executor
-has is dropped on the floor by 0.4.0 to 0.6.0 and AutoModel's main branch, and refused
-with a ValueError by 0.7.0 (its ``apply_overrides`` checks ``hasattr``). Releases
+has is set anyway by 0.4.0 to 0.6.0 and AutoModel's main branch, where nothing reads it,
+and refused with a ValueError by 0.7.0 (its ``apply_overrides`` checks ``hasattr``). Releases
 before 0.4.0 have no NeMo-Run launcher: ``automodel`` never reads the section.
 
 The fields of a development version of AutoModel (``num_nodes``, ``devices``,
