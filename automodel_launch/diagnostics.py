@@ -148,13 +148,34 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.ERROR,
         "render/submit of a launcher section with no recipe, model or command",
     ),
+    # files that are not what they seem, and launchers no release has
+    "not-a-recipe": (
+        Severity.NOTE,
+        "a Kubernetes manifest, compose file, workflow...: nothing checked (render/submit: error)",
+    ),
+    "launcher-only": (
+        Severity.NOTE,
+        "a launcher section and nothing to train: render/submit will need a recipe or --entry",
+    ),
+    "unreleased-launcher": (
+        Severity.NOTE,
+        "a launcher section (lepton:) no AutoModel release has: nothing launches it",
+    ),
     # k8s and nemo_run (AutoModel's own launchers)
     "invalid-image": (Severity.ERROR, "not a registry/image[:tag] a Kubernetes pod can pull"),
     "invalid-k8s-name": (Severity.ERROR, "not a valid Kubernetes name"),
     "invalid-executor": (Severity.ERROR, "not a NeMo-Run executor name"),
-    "nemo-run-mixed-forms": (
-        Severity.ERROR,
-        "fields of both nemo_run forms: no release takes both",
+    "nemo-run-unknown-field": (
+        Severity.WARNING,
+        "a nemo_run key no NeMo-Run executor has: ignored, or refused by AutoModel 0.7.0",
+    ),
+    "nemo-run-field-replaced": (
+        Severity.WARNING,
+        "an executor field AutoModel or NeMo-Run sets itself after nemo_run: is applied",
+    ),
+    "nemo-run-not-in-release": (
+        Severity.WARNING,
+        "nemo_run: with an AutoModel release before 0.4.0, which never reads it",
     ),
     # slurm
     "invalid-time": (Severity.ERROR, "not a Slurm time limit"),

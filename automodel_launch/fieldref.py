@@ -103,7 +103,7 @@ def render(schema: dict[str, JSON] | None = None) -> str:
         node = defs.get(section.model.__name__, {})
         where = ", ".join(f"`{p}`" for p in section.paths)
         strict = section.model.model_config.get("extra") == "forbid"
-        kind = (
+        kind = getattr(section.model, "other_keys", None) or (
             "Strict: an unknown key is an error."
             if strict
             else "Open: other keys pass through unchecked."

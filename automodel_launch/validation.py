@@ -17,6 +17,7 @@ from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import LoadedFile, LoadResult, load_buffer, load_file
 from automodel_launch.results import FileReport
 from automodel_launch.rules import Context, Purpose, find_traps, run_rules
+from automodel_launch.rules.not_a_recipe import LOADER_CODES
 from automodel_launch.settings import PROFILE_VARIABLE, Settings
 
 if TYPE_CHECKING:
@@ -63,7 +64,10 @@ def validate_result(
     if result.loaded is None:
         return FileReport(name, sorted(result.diagnostics, key=sort_key))
     report = validate_loaded(result.loaded, settings, purpose=purpose, layers=layers)
-    report.diagnostics = sorted(result.diagnostics + report.diagnostics, key=sort_key)
+    loading = result.diagnostics
+    if any(d.code == "not-a-recipe" for d in report.diagnostics):
+        loading = [d for d in loading if d.code not in LOADER_CODES]  # AutoModel never reads it
+    report.diagnostics = sorted(loading + report.diagnostics, key=sort_key)
     return report
 
 

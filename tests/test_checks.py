@@ -12,7 +12,7 @@ from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.loading import load_text
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_loaded
-from tests.conftest import brief, offline_settings
+from tests.conftest import RECIPE, brief, offline_settings
 
 
 def host(
@@ -151,7 +151,7 @@ def test_the_process_environment_is_the_default(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("AUTOMODEL_TEST_SET", "1")
     monkeypatch.delenv("AUTOMODEL_TEST_UNSET", raising=False)
     text = "slurm:\n  env_vars:\n    A: ${AUTOMODEL_TEST_SET}\n    B: ${AUTOMODEL_TEST_UNSET}\n"
-    loaded = load_text(text).loaded
+    loaded = load_text(text + RECIPE).loaded
     assert loaded is not None
     report = validate_loaded(loaded, Settings(check_paths=False, check_env=True))
     assert brief(report.diagnostics) == ["4:8 warning[env-unset] slurm.env_vars.B"]
@@ -169,7 +169,7 @@ def test_host_checks_run_next_to_other_errors(tmp_path: Path) -> None:
           env_vars:
             A: ${{AUTOMODEL_TEST_UNSET}}
     """
-    loaded = load_text(textwrap.dedent(text), "c.yaml").loaded
+    loaded = load_text(textwrap.dedent(text) + RECIPE, "c.yaml").loaded
     assert loaded is not None
     report = validate_loaded(loaded, Settings())
     assert brief(sorted(report.diagnostics, key=sort_key)) == [
@@ -188,7 +188,7 @@ def test_host_checks_skip_fields_that_failed(tmp_path: Path) -> None:
             - {tmp_path}/nope:/data
             - "not a mount"
     """
-    loaded = load_text(textwrap.dedent(text), "c.yaml").loaded
+    loaded = load_text(textwrap.dedent(text) + RECIPE, "c.yaml").loaded
     assert loaded is not None
     report = validate_loaded(loaded, Settings(check_env=False))
     assert {d.code for d in report.diagnostics} == {"invalid-mount"}

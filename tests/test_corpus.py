@@ -61,6 +61,21 @@ def test_no_false_errors_in_the_corpus() -> None:
 
 
 @needs_corpus
+def test_no_real_recipe_is_taken_for_another_kind_of_file() -> None:
+    """A file taken for a manifest or a workflow is not checked at all: never a recipe."""
+    from automodel_launch.loading import load_file
+    from automodel_launch.rules.not_a_recipe import what_it_is
+
+    taken = {}
+    for path in FILES:
+        loaded = load_file(path).loaded
+        looks = what_it_is(loaded.data) if loaded is not None else None
+        if looks is not None:
+            taken[relative(path)] = looks.what
+    assert taken == {}
+
+
+@needs_corpus
 @pytest.mark.parametrize("name", sorted(KNOWN_ERRORS))
 def test_the_known_spot_files_point_at_use_spot(name: str) -> None:
     report = validate_path(CORPUS / name, offline_settings())

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from automodel_launch.cli.app import app
 from automodel_launch.discovery import discover
 from automodel_launch.validation import validate_paths
-from tests.conftest import ROOT, offline_settings, run_cli
+from tests.conftest import RECIPE, ROOT, offline_settings, run_cli
 
-CLEAN = 'slurm:\n  time: "04:00:00"\n'
+CLEAN = 'slurm:\n  time: "04:00:00"\n' + RECIPE
 
 
 def found(paths: list[Path], base: Path) -> list[str]:

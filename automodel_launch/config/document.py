@@ -34,6 +34,17 @@ UNSUPPORTED_LAUNCHERS = {
     "kubernetes": "AutoModel's Kubernetes section is k8s:; or use skypilot: with cloud: kubernetes",
 }
 _UNSUPPORTED_NOTE = "Not launched by automodel-launch: "
+UNRELEASED_LAUNCHERS = {
+    "lepton": "to run on Lepton, name a NeMo-Run LeptonExecutor of your EXECUTOR_MAP in "
+    "nemo_run.executor (AutoModel 0.4.0 and later launch that), or launch here with slurm: "
+    "or skypilot:",
+}
+"""Launcher sections of AutoModel's development branches that no release reads: neither
+automodel-launch nor a released ``automodel`` launches them (a note, never silence)."""
+_UNRELEASED_NOTE = (
+    "Not launched by automodel-launch nor by any AutoModel release: AutoModel's Lepton "
+    "launcher never left a development branch (a released `automodel` ignores this section)."
+)
 
 SECTION_MODELS: dict[str, type[BaseModel]] = {
     "slurm": SlurmConfig,
@@ -48,7 +59,11 @@ SECTION_MODELS: dict[str, type[BaseModel]] = {
 
 
 def _unsupported(name: str) -> Any:
-    note = _UNSUPPORTED_NOTE + UNSUPPORTED_LAUNCHERS[name]
+    return _not_launched(_UNSUPPORTED_NOTE + UNSUPPORTED_LAUNCHERS[name])
+
+
+def _not_launched(note: str) -> Any:
+    """A section no launcher runs: described, flagged to editors, never offered."""
     return Field(default=None, description=note, json_schema_extra={"deprecationMessage": note})
 
 
@@ -97,11 +112,12 @@ class LaunchDocument(OpenSection):
     )
     nemo_run: NemoRunConfig | None = Field(
         default=None,
-        description="AutoModel's NeMo-Run launcher. Validated here; launched by "
-        "`automodel FILE` with nemo-run installed.",
+        description="AutoModel's NeMo-Run launcher (AutoModel 0.4.0 and later). Validated "
+        "here; launched by `automodel FILE` with nemo-run installed.",
         json_schema_extra=_section_snippets(NemoRunConfig),
     )
     kubernetes: Any = _unsupported("kubernetes")
+    lepton: Any = _not_launched(_UNRELEASED_NOTE)
 
     @property
     def launcher(self) -> Literal["slurm", "skypilot", "interactive"]:

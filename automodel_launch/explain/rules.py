@@ -20,7 +20,11 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "invalid-image": ("k8s.image",),
     "invalid-k8s-name": ("k8s.namespace", "k8s.pvc_mounts.claim"),
     "invalid-executor": ("nemo_run.executor",),
-    "nemo-run-mixed-forms": ("nemo_run*",),
+    "nemo-run-unknown-field": ("nemo_run", "nemo_run.overrides"),
+    "nemo-run-field-replaced": ("nemo_run", "nemo_run.overrides"),
+    "nemo-run-not-in-release": ("nemo_run",),
+    "launcher-only": ("slurm", "skypilot"),
+    "unreleased-launcher": ("lepton",),
     "path-not-mounted": ("slurm.extra_mounts", "slurm.hf_home", "checkpoint.checkpoint_dir"),
     "invalid-time": ("slurm.time",),
     "ambiguous-time": ("slurm.time",),
@@ -117,8 +121,8 @@ FILE_LEVEL = frozenset(
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
-     "tab-not-space", "key-not-text", "placeholder-value", "missing-recipe-key",
-     "unknown-automodel-version"}
+     "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe",
+     "missing-recipe-key", "unknown-automodel-version"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

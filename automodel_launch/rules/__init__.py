@@ -3,7 +3,8 @@
 :data:`RULES` is the order they run in. The sections are validated first, each on its
 own model (so a mistake in ``slurm:`` hides nothing in ``skypilot:``); the rules that
 join sections read the validated models from the context; YAML 1.1 traps are reported
-last, once the section rule has said which of them are errors.
+last, once the section rule has said which of them are errors. A file that is no recipe
+(a Kubernetes manifest...) is said to be one first, and no other rule judges it.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from automodel_launch.rules import launch
-from automodel_launch.rules.automodel_launchers import k8s_rules, nemo_run_rules
+from automodel_launch.rules.automodel_launchers import k8s_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.launchable import launcher_only
+from automodel_launch.rules.nemo_run import nemo_run_rules
+from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.recipe_key import recipe_key
 from automodel_launch.rules.requeue import requeue_recipe
@@ -23,8 +27,10 @@ from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 Rule = Callable[[Context], None]
 
 RULES: tuple[Rule, ...] = (
+    not_a_recipe,
     yaml_tags,
     launch.launcher_keys,
+    launcher_only,
     validate_sections,
     launch.launcher_environment,
     launch.slurm_rules,
@@ -45,6 +51,8 @@ RULES: tuple[Rule, ...] = (
 def run_rules(ctx: Context) -> None:
     for rule in RULES:
         rule(ctx)
+        if ctx.finished:
+            return
 
 
 __all__ = ["RULES", "Context", "Purpose", "Rule", "Section", "Trap", "find_traps", "run_rules"]

@@ -53,6 +53,8 @@ class Context:
     """Explicit tags the loader could not read as plain values, as written."""
     sections: dict[str, Section] = field(default_factory=dict)
     """Filled by the section rule; later rules read the models from here."""
+    finished: bool = False
+    """Set by a rule after which no other applies (a file that is no recipe at all)."""
 
     def section(self, name: str, model: type[M]) -> M | None:
         found = self.sections.get(name)

@@ -4,7 +4,11 @@ environment references and secrets. Each is ``rule(context)``."""
 from __future__ import annotations
 
 from automodel_launch.config import environment
-from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
+from automodel_launch.config.document import (
+    LAUNCHERS,
+    UNRELEASED_LAUNCHERS,
+    UNSUPPORTED_LAUNCHERS,
+)
 from automodel_launch.config.recipe import (
     Checkpoint,
     StepScheduler,
@@ -36,6 +40,17 @@ def launcher_keys(ctx: Context) -> None:
                 "unsupported-launcher",
                 (name,),
                 f"{name}: is not launched by automodel-launch",
+                advice,
+                at_key=True,
+            )
+    for name, advice in UNRELEASED_LAUNCHERS.items():
+        if name in ctx.data:
+            ctx.sink.add(
+                "unreleased-launcher",
+                (name,),
+                f"{name}: is launched neither by automodel-launch nor by any AutoModel release "
+                "(its launcher never left a development branch): a released `automodel` "
+                "ignores it",
                 advice,
                 at_key=True,
             )

@@ -3,7 +3,9 @@ AutoModel runs itself (``k8s:``, ``nemo_run:``), a file with nothing to train, a
 recipe the selected AutoModel release cannot start (no ``recipe:`` key from 0.4.0 on).
 
 ``validate`` accepts both: a ``k8s:`` file is a good AutoModel config, and a launcher
-snippet without a recipe may be a fragment. Only making a job of them is refused.
+snippet without a recipe may be a fragment (a profile, a section kept apart). Only making
+a job of them is refused; ``validate`` says so of the snippet in a note
+(:func:`launcher_only`), which never fails a file.
 """
 
 from __future__ import annotations
@@ -11,8 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from automodel_launch.automodel.versions import DEFAULT
-from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LAUNCHER_SECTIONS, LAUNCHERS
+from automodel_launch.config.document import (
+    LAUNCHED_BY_AUTOMODEL,
+    LAUNCHER_SECTIONS,
+    LAUNCHERS,
+    UNRELEASED_LAUNCHERS,
+)
 from automodel_launch.diagnostics import Collector
+from automodel_launch.launchers import LAUNCHERS as LAUNCHED_HERE
+from automodel_launch.rules.context import Context
 from automodel_launch.rules.recipe_key import missing_recipe_key
 
 
@@ -20,7 +29,11 @@ def _recipe_sections(data: dict[str, Any]) -> list[str]:
     """What makes a file a recipe: AutoModel 0.7's ``recipe:`` target, ``model:``, or in
     the 2025 command form (``automodel finetune llm -c FILE``, the command names the
     recipe) the recipe's own sections: any section the job config keeps."""
-    return [k for k, v in data.items() if k not in LAUNCHER_SECTIONS and v is not None]
+    return [
+        k
+        for k, v in data.items()
+        if k not in LAUNCHER_SECTIONS and k not in UNRELEASED_LAUNCHERS and v is not None
+    ]
 
 
 def check_launchable(
@@ -48,8 +61,8 @@ def check_launchable(
         )
     if not custom_entry:
         missing_recipe_key(data, version, sink)
-    launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
-    if launcher is None or custom_entry or _has_recipe(data):
+    launcher = _without_recipe(data)
+    if launcher is None or custom_entry:
         return
     sink.add(
         "nothing-to-train",
@@ -67,3 +80,25 @@ def _has_recipe(data: dict[str, Any]) -> bool:
         return True
     slurm = data.get("slurm")
     return isinstance(slurm, dict) and bool(slurm.get("command"))
+
+
+def _without_recipe(data: dict[str, Any]) -> str | None:
+    """The launcher section of a file that has nothing to train, else None."""
+    launcher = next((name for name in LAUNCHERS if data.get(name) is not None), None)
+    return None if launcher is None or _has_recipe(data) else launcher
+
+
+def launcher_only(ctx: Context) -> None:
+    """``validate`` of a launcher section with nothing to train: a note of what ``render``
+    and ``submit`` will need (they refuse it as ``nothing-to-train``)."""
+    launcher = _without_recipe(ctx.data)
+    if ctx.purpose != "validate" or launcher not in LAUNCHED_HERE:
+        return
+    ctx.sink.add(
+        "launcher-only",
+        (launcher,),
+        f"the file has a {launcher}: section and nothing to train: fine as a part of a "
+        "recipe, but render and submit will need a recipe or --entry",
+        "add the recipe (recipe:, model:, dataset: ...), or run your own program with --entry",
+        at_key=True,
+    )

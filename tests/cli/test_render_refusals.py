@@ -1,5 +1,6 @@
 """``render`` and ``submit`` refuse what they cannot launch, at the line, writing nothing:
-AutoModel's own launchers (k8s:, nemo_run:) and a launcher section with no recipe."""
+AutoModel's own launchers (k8s:, nemo_run:), a launcher section with no recipe, and YAML
+that is no recipe at all."""
 
 from __future__ import annotations
 
@@ -91,4 +92,28 @@ def test_ones_own_sbatch_script_is_submitted_with_sbatch(tmp_path: Path) -> None
         "names your own sbatch script"
     ) in done.stdout + done.stderr
     assert "submit yours with `sbatch my_cluster.sub`" in done.stdout + done.stderr
+    assert not (tmp_path / "job").exists()
+
+
+@pytest.mark.parametrize(
+    ("example", "line", "what"),
+    [
+        ("files_kubernetes_manifest.yaml", "4:1", "a Kubernetes manifest (kind: PyTorchJob)"),
+        ("files_compose.yaml", "3:1", "a Docker Compose file"),
+    ],
+)
+@pytest.mark.parametrize("command", [("render",), ("submit", "--dry-run")])
+def test_a_file_that_is_no_recipe_is_no_job(
+    tmp_path: Path, example: str, line: str, what: str, command: tuple[str, ...]
+) -> None:
+    checked = cli("validate", str(EXAMPLES / example), cwd=tmp_path)
+    assert checked.returncode == 0
+    assert "note[not-a-recipe]" in checked.stdout
+    done = cli(*command, str(EXAMPLES / example), "--job-dir", str(tmp_path / "job"), cwd=tmp_path)
+    assert done.returncode == 1
+    key = "apiVersion" if "Kubernetes" in what else "services"
+    assert (
+        f"{example}:{line}: error[not-a-recipe] {key}: the file looks like {what}, not an "
+        "AutoModel recipe: there is nothing to train"
+    ) in done.stdout + done.stderr
     assert not (tmp_path / "job").exists()

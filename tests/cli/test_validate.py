@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import RECIPE, ROOT
 
 ANSI = re.compile(r"\x1b\[")
 OFFLINE = ("--no-check-paths", "--no-check-env")
 
-BAD_TIME = 'slurm:\n  time: "4h"\n'
-WARNING_ONLY = "slurm:\n  mail_user: someone\n"
-NOTE_ONLY = "slurm:\n  nsys_enabled: true\n"
-CLEAN = 'slurm:\n  time: "04:00:00"\n'
+BAD_TIME = 'slurm:\n  time: "4h"\n' + RECIPE
+WARNING_ONLY = "slurm:\n  mail_user: someone\n" + RECIPE
+NOTE_ONLY = "slurm:\n  nsys_enabled: true\n" + RECIPE
+CLEAN = 'slurm:\n  time: "04:00:00"\n' + RECIPE
 
 
 def run(
@@ -114,7 +114,7 @@ def test_piped_text_is_plain_and_exact(tmp_path: Path) -> None:
     write(
         tmp_path,
         "bad.yaml",
-        'slurm:\n  time: "4h"\n  master_port: 99999\n  env_vars:\n    A: $HOME/x\n',
+        'slurm:\n  time: "4h"\n  master_port: 99999\n  env_vars:\n    A: $HOME/x\n' + RECIPE,
     )
     result = run("bad.yaml", *OFFLINE, cwd=tmp_path, env={"TERM": "xterm-256color"})
     assert ANSI.search(result.stdout) is None
@@ -263,7 +263,9 @@ def test_host_checks_are_on_by_default(tmp_path: Path) -> None:
 
 
 def test_env_checks_are_on_by_default(tmp_path: Path) -> None:
-    write(tmp_path, "e.yaml", "slurm:\n  env_vars:\n    A: ${AUTOMODEL_TEST_SURELY_UNSET}\n")
+    write(
+        tmp_path, "e.yaml", "slurm:\n  env_vars:\n    A: ${AUTOMODEL_TEST_SURELY_UNSET}\n" + RECIPE
+    )
     env = {k: v for k, v in os.environ.items() if k != "AUTOMODEL_TEST_SURELY_UNSET"}
     result = run("e.yaml", "--no-check-paths", cwd=tmp_path, env=env)
     assert result.returncode == 0
@@ -340,7 +342,9 @@ def test_validate_imports_no_heavy_module(tmp_path: Path) -> None:
 
 def test_validate_without_cluster_never_reads_the_cluster(tmp_path: Path) -> None:
     """Preflight adds nothing to validate unless --cluster asks: not even an import."""
-    recipe = write(tmp_path, "slurm.yaml", 'slurm:\n  partition: nosuch\n  time: "01:00:00"\n')
+    recipe = write(
+        tmp_path, "slurm.yaml", 'slurm:\n  partition: nosuch\n  time: "01:00:00"\n' + RECIPE
+    )
     script = (
         "import sys\n"
         "from automodel_launch.cli import main\n"

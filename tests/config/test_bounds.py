@@ -20,9 +20,15 @@ CASES = [
     ("skypilot", "autostop", 525_600, "is more than 525600: more idle minutes than a year has"),
     ("k8s", "num_nodes", 100_000, "is more than 100000: no cluster has that many nodes"),
     ("k8s", "gpus_per_node", 1024, "is more than 1024: no node has that many GPUs"),
-    ("nemo_run", "devices", 1024, "is more than 1024: no node has that many GPUs"),
+    ("nemo_run", "nodes", 100_000, "is more than 100000: no cluster has that many nodes"),
+    ("nemo_run", "ntasks_per_node", 1024, "is more than 1024: no node runs that many ranks"),
+    ("nemo_run", "gpus_per_node", 1024, "is more than 1024: no node has that many GPUs"),
 ]
-BASE = {"skypilot": "  cloud: aws\n", "slurm": "  time: '01:00:00'\n"}
+BASE = {
+    "skypilot": "  cloud: aws\n",
+    "slurm": "  time: '01:00:00'\n",
+    "nemo_run": "  executor: team_cluster\n",
+}
 
 
 @pytest.mark.parametrize(("section", "key", "largest", "message"), CASES)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import RECIPE, ROOT, run_cli
 
 BUDGET = 30.0
 """Seconds one command may take: the CLI on hostile input must not hang; a busy 2-core
@@ -218,7 +218,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 def test_a_reader_that_leaves_mid_output_ends_quietly(tmp_path: Path) -> None:
     # validate ... | head -1: the first line is read, then the reader goes away
     for i in range(2000):
-        (tmp_path / f"c{i:04}.yaml").write_text("slurm:\n  time: 4h\n")
+        (tmp_path / f"c{i:04}.yaml").write_text("slurm:\n  time: 4h\n" + RECIPE)
     code = "import sys\nsys.argv = ['automodel-launch', 'validate', '.']\n"
     code += "from automodel_launch.cli import main\nmain()\n"
     writer = subprocess.Popen(

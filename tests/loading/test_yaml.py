@@ -24,7 +24,7 @@ from automodel_launch.loading import LoadResult, load_bytes, load_file, load_tex
 from automodel_launch.loading.yaml import MAX_BYTES, MAX_EXPANDED_NODES
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_loaded, validate_path
-from tests.conftest import brief, offline_settings, run_cli
+from tests.conftest import RECIPE, brief, offline_settings, run_cli
 
 
 def codes(result: LoadResult) -> list[str]:
@@ -240,9 +240,9 @@ def test_duplicate_keys(text: str, where: str, key: str, first: int) -> None:
 
 
 def test_a_duplicate_key_keeps_the_first_value_and_validation_goes_on() -> None:
-    result = load_text("slurm:\n  nodes: 0\n  nodes: 2\n")
+    result = load_text("slurm:\n  nodes: 0\n  nodes: 2\n" + RECIPE)
     assert result.loaded is not None
-    assert result.loaded.data == {"slurm": {"nodes": 0}}
+    assert result.loaded.data["slurm"] == {"nodes": 0}
     report = validate_loaded(result.loaded, offline_settings())
     assert brief(result.diagnostics + report.diagnostics) == [
         "3:3 error[duplicate-key] slurm.nodes",
@@ -451,7 +451,7 @@ def test_load_file_reads_bytes(tmp_path: Path) -> None:
 
 def test_validate_path_sorts_and_keeps_the_path(tmp_path: Path) -> None:
     path = tmp_path / "r.yaml"
-    path.write_text("slurm:\n  time: 4h\n  nodes: 0\n  nodes: 1\n")
+    path.write_text("slurm:\n  time: 4h\n  nodes: 0\n  nodes: 1\n" + RECIPE)
     report = validate_path(path, offline_settings())
     assert report.path == str(path)
     assert brief(report.diagnostics) == [

@@ -11,7 +11,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.conftest import CORPUS, ROOT
+from automodel_launch.lsp.recipes import is_recipe
+from tests.conftest import CORPUS, RECIPE, ROOT
 from tests.lsp.conftest import Editor, key, validate_json, validate_text
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -34,12 +35,21 @@ def _mentions_launcher(path: Path) -> bool:
 
 
 async def test_every_example_gets_exactly_validates_diagnostics(client: LanguageClient) -> None:
+    """...and the examples that are no recipe (a manifest, a workflow) get nothing: the
+    server checks recipes only, where validate says what the file looks like."""
     editor = Editor(client)
     expected = validate_json(*EXAMPLES)
     assert any(expected.values())  # the examples do have diagnostics to compare
+    others = 0
     for path in EXAMPLES:
-        found = await editor.check(path.read_text(encoding="utf-8"), uri=path.as_uri())
+        text = path.read_text(encoding="utf-8")
+        if not is_recipe(text):
+            others += 1
+            assert [d["code"] for d in expected[str(path)]] == ["not-a-recipe"], path
+            expected[str(path)] = []
+        found = await editor.check(text, uri=path.as_uri())
         assert found == expected[str(path)], path
+    assert others >= 3
 
 
 async def test_a_sample_of_the_corpus_gets_exactly_validates_diagnostics(
@@ -78,7 +88,7 @@ async def test_a_recipe_is_told_by_its_keys_or_its_modeline(client: LanguageClie
         text = marker + broken if marker.startswith("#") else broken + marker
         assert [d["code"] for d in await editor.check(text)] == ["yaml-syntax"], marker
     # not YAML: a recipe's text in a JSON document or a .txt file gets nothing
-    recipe = "slurm:\n  nodes: 0\n"
+    recipe = "slurm:\n  nodes: 0\n" + RECIPE
     assert await editor.check(recipe, language="json") == []
     assert await editor.check(recipe, name="notes.txt", language="") == []
     assert [d["code"] for d in await editor.check(recipe, name="r.yml", language="")] == [
@@ -106,27 +116,29 @@ async def test_bad_input_is_a_diagnostic_and_the_server_keeps_serving(
     found = await editor.check(text)
     assert [d["code"] for d in found] == codes
     assert found == validate_text(text)
-    assert [d["code"] for d in await editor.check("slurm:\n  nodes: 0\n")] == ["out-of-range"]
+    again = await editor.check("slurm:\n  nodes: 0\n" + RECIPE)
+    assert [d["code"] for d in again] == ["out-of-range"]
 
 
 async def test_a_document_deleted_under_the_server(client: LanguageClient, tmp_path: Path) -> None:
     editor = Editor(client)
     path = tmp_path / "recipe.yaml"
-    path.write_text("slurm:\n  nodes: 0\n", encoding="utf-8")
+    path.write_text("slurm:\n  nodes: 0\n" + RECIPE, encoding="utf-8")
     uri = await editor.open(path.read_text(encoding="utf-8"), uri=path.as_uri())
     assert [key(d)["code"] for d in await editor.diagnostics(uri)] == ["out-of-range"]
     path.unlink()  # the editor's buffer is what is checked, not the file
-    await editor.change(uri, 2, "slurm:\n  nodes: 1\n")
+    await editor.change(uri, 2, "slurm:\n  nodes: 1\n" + RECIPE)
     assert await editor.diagnostics(uri) == []
     editor.close(uri)
     assert await editor.diagnostics(uri) == []  # closing clears them
     # requests and changes about the closed document answer nothing, and nothing breaks
-    await editor.change(uri, 3, "slurm:\n  nodes: 0\n")
+    await editor.change(uri, 3, "slurm:\n  nodes: 0\n" + RECIPE)
     assert await editor.hover(uri, 1, 3) is None
     assert await editor.complete(uri, 1, 2) == []
     await asyncio.sleep(0.1)
     assert uri not in client.diagnostics
-    assert [d["code"] for d in await editor.check("slurm:\n  nodes: 0\n")] == ["out-of-range"]
+    again = await editor.check("slurm:\n  nodes: 0\n" + RECIPE)
+    assert [d["code"] for d in again] == ["out-of-range"]
 
 
 async def test_typing_a_config_character_by_character(client: LanguageClient) -> None:
@@ -197,7 +209,7 @@ async def test_a_burst_of_edits_is_checked_once_for_its_last_version(
     await editor.diagnostics(uri)
     await asyncio.sleep(0.1)
     for version in range(2, 102):
-        text = f"slurm:\n  nodes: {version % 2}\n"  # 0 is out of range, 1 is fine
+        text = f"slurm:\n  nodes: {version % 2}\n" + RECIPE  # 0 is out of range, 1 is fine
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),

@@ -13,6 +13,7 @@ from automodel_launch.config.skypilot import CLOUDS, SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.fieldref import field_doc
 from automodel_launch.loading.env import RUNTIME_NAMES
+from tests.conftest import RECIPE as RECIPE_LINE
 from tests.conftest import ROOT
 from tests.lsp.conftest import VALUE_NEVER_SHOWN, Editor, apply, validate_text
 
@@ -110,7 +111,7 @@ async def test_completion_in_a_section_offers_its_missing_keys(client: LanguageC
 
 async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
     editor = Editor(client)
-    text = "slurm:\n  \n"
+    text = "slurm:\n  \n" + RECIPE_LINE
     uri = await editor.open(text)
     items = {i.label: i for i in await editor.complete(uri, 1, 2)}
     for name in ("time", "master_port", "nodes", "nsys_enabled"):
@@ -124,6 +125,7 @@ async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
     items = {i.label: i for i in await editor.complete(uri, 3, 0)}
     assert "slurm" in items and "k8s" in items and "recipe" not in items
     assert "kubernetes" not in items  # no launcher of AutoModel's: deprecated, not offered
+    assert "lepton" not in items  # no released launcher: nothing launches it
     edit = items["skypilot"].text_edit
     assert edit is not None
     body = expand(edit.new_text)

@@ -140,10 +140,11 @@ def test_a_k8s_gpu_limit_of_at_least_the_ranks_passes(validate: Validate, limit:
 @pytest.mark.parametrize(
     "fields",
     [
-        "  executor: slurm\n  num_nodes: 2\n  account: a\n  executor_kwargs: {x: 1}\n",
-        "  executor: team_h100\n  nodes: 2\n  devices: 4\n  job_dir: /j\n",
+        "  executor: local\n  ntasks_per_node: 8\n  nodes: 1\n",
+        "  executor: team_h100\n  nodes: 2\n  gpus_per_node: 4\n  job_dir: /j\n",
+        "  executor: slurm\n  account: a\n  partition: b\n  exclusive: true\n",
         "  executor: k8s\n  container_image: nvcr.io/nvidia/nemo-automodel:latest\n",
     ],
 )
-def test_each_nemo_run_form_on_its_own_passes(validate: Validate, fields: str) -> None:
+def test_the_executors_fields_pass(validate: Validate, fields: str) -> None:
     assert validate("nemo_run:\n" + fields) == []
