@@ -16,6 +16,7 @@ from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.requeue import requeue_recipe
+from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
@@ -36,6 +37,7 @@ RULES: tuple[Rule, ...] = (
     launch.comment_secrets,
     unmounted_paths,
     placeholders,
+    runtime_sizes,
     report_traps,
 )
 
