@@ -53,57 +53,53 @@ def _from(version: str, first: str) -> bool:
 
 @dataclass(frozen=True)
 class Release:
-    """How one AutoModel release builds its mesh and its StepScheduler."""
+    """How one AutoModel release builds its mesh and its StepScheduler (see
+    :func:`release_of`)."""
 
     version: str
+    by_target: bool
+    """``distributed:`` names its manager class (``_target_``), not a ``strategy``."""
+    dp_counts_cp: bool
+    """The StepScheduler's dp is dp x cp when cp_size > 1."""
+    ep_axes: tuple[str, ...]
+    """The mesh axes whose product ep_size must divide (FSDP2)."""
+    scheduler_takes_dp_size: bool
+    """``step_scheduler.dp_size`` replaces the mesh's dp (else: the recipe decides)."""
+    strategy_limits: bool
+    """megatron_fsdp and ddp refuse the sizes they do not support."""
+    replicate_needs_fsdp2: bool
+    ddp_dp_is_world: bool
+    """Without a mesh, the recipe's dp is the world size (else 1)."""
+    positive: tuple[str, ...]
+    """StepScheduler keys that must be above 0 (null passes where AutoModel allows it)."""
 
-    @property
-    def by_target(self) -> bool:
-        """``distributed:`` names its manager class (``_target_``), not a ``strategy``."""
-        return not _from(self.version, "0.3.0")
 
-    @property
-    def dp_counts_cp(self) -> bool:
-        return not _from(self.version, "0.2.0")
-
-    @property
-    def ep_axes(self) -> tuple[str, ...]:
-        """The mesh axes whose product ep_size must divide (FSDP2)."""
-        if not _from(self.version, "0.2.0"):
-            return ("dp",)
-        return ("dp", "cp") if not _from(self.version, "0.5.0") else ("dp", "cp", "tp")
-
-    @property
-    def scheduler_takes_dp_size(self) -> bool:
-        """``step_scheduler.dp_size`` replaces the mesh's dp (else: the recipe decides)."""
-        return not _from(self.version, "0.5.0")
-
-    @property
-    def strategy_limits(self) -> bool:
-        """megatron_fsdp and ddp refuse the sizes they do not support."""
-        return _from(self.version, "0.5.0")
-
-    @property
-    def replicate_needs_fsdp2(self) -> bool:
-        return _from(self.version, "0.3.0")
-
-    @property
-    def ddp_dp_is_world(self) -> bool:
-        """Without a mesh, the recipe's dp is the world size (before 0.3.0: 1)."""
-        return _from(self.version, "0.3.0")
-
-    @property
-    def positive(self) -> tuple[str, ...]:
-        """StepScheduler keys that must be above 0 (null passes where AutoModel allows it)."""
-        keys = ["global_batch_size", "local_batch_size", "max_steps", "num_epochs",
+def release_of(version: str) -> Release:
+    positive = ["global_batch_size", "local_batch_size", "max_steps", "num_epochs",
                 "val_every_steps"]  # fmt: skip
-        if _from(self.version, "0.3.0"):
-            keys.append("log_remote_every_steps")
-        if _from(self.version, "0.4.0"):
-            keys.append("gc_every_steps")
-        if _from(self.version, "0.5.0"):
-            keys.append("loss_average_window_steps")
-        return tuple(keys)
+    if _from(version, "0.3.0"):
+        positive.append("log_remote_every_steps")
+    if _from(version, "0.4.0"):
+        positive.append("gc_every_steps")
+    if _from(version, "0.5.0"):
+        positive.append("loss_average_window_steps")
+    if not _from(version, "0.2.0"):
+        ep_axes: tuple[str, ...] = ("dp",)
+    elif not _from(version, "0.5.0"):
+        ep_axes = ("dp", "cp")
+    else:
+        ep_axes = ("dp", "cp", "tp")
+    return Release(
+        version,
+        by_target=not _from(version, "0.3.0"),
+        dp_counts_cp=not _from(version, "0.2.0"),
+        ep_axes=ep_axes,
+        scheduler_takes_dp_size=not _from(version, "0.5.0"),
+        strategy_limits=_from(version, "0.5.0"),
+        replicate_needs_fsdp2=_from(version, "0.3.0"),
+        ddp_dp_is_world=_from(version, "0.3.0"),
+        positive=tuple(positive),
+    )
 
 
 class Unknown:
@@ -166,28 +162,25 @@ class Mesh:
     """An explicit dp_size above 0, else None (derived from the world size)."""
     replicate: int = 1
 
-    @property
     def has_mesh(self) -> bool:
         return self.strategy in ("fsdp2", "megatron_fsdp")
 
-    @property
     def axes(self) -> tuple[tuple[str, int], ...]:
         """The sizes beside dp, in the release's mesh (Megatron-FSDP has no pp axis)."""
         if self.strategy == "megatron_fsdp":
             return (("tp_size", self.tp), ("cp_size", self.cp))
         return (("tp_size", self.tp), ("cp_size", self.cp), ("pp_size", self.pp))
 
-    @property
     def non_dp(self) -> int:
-        return math.prod(size for _, size in self.axes)
+        return math.prod(size for _, size in self.axes())
 
     def dp_for(self, ranks: int | None) -> int | None:
         """The mesh's dp: explicit, or the ranks over the other axes when they divide."""
         if self.dp is not None:
             return self.dp
-        if ranks is None or ranks % self.non_dp:
+        if ranks is None or ranks % self.non_dp():
             return None
-        return ranks // self.non_dp
+        return ranks // self.non_dp()
 
     def ep_base(self, release: Release, dp: int) -> int:
         """What ep_size must divide (FSDP2)."""

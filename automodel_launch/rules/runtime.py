@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from automodel_launch.diagnostics import Loc
 from automodel_launch.rules.context import Context
-from automodel_launch.rules.mesh import DIST, Mesh, Release, read_int, read_mesh
+from automodel_launch.rules.mesh import DIST, Mesh, Release, read_int, read_mesh, release_of
 from automodel_launch.rules.world import ONE_NODE, World, world_of
 
 SCHED = "step_scheduler"
@@ -26,7 +26,7 @@ BATCH = (GBS[1], LBS[1])
 
 
 def runtime_sizes(ctx: Context) -> None:
-    release = Release(ctx.settings.automodel_version)
+    release = release_of(ctx.settings.automodel_version)
     scheduler = ctx.data.get(SCHED)
     if isinstance(scheduler, dict):
         _positive(ctx, release)
@@ -120,18 +120,18 @@ def _dp_why(mesh: Mesh, world: World, dp: int) -> str:
 
 
 def _factors(mesh: Mesh) -> str:
-    return " x ".join(f"{key} {size}" for key, size in mesh.axes if size > 1)
+    return " x ".join(f"{key} {size}" for key, size in mesh.axes() if size > 1)
 
 
 def _mesh(ctx: Context, release: Release, mesh: Mesh, world: World) -> int | None:
     """Report what stops the mesh; the mesh's dp when it builds (None: unknown or not)."""
-    if not mesh.has_mesh:
+    if not mesh.has_mesh():
         return None
     ranks = world.ranks
-    if ranks is not None and mesh.dp is not None and mesh.dp * mesh.non_dp != ranks:
+    if ranks is not None and mesh.dp is not None and mesh.dp * mesh.non_dp() != ranks:
         _dp_mismatch(ctx, mesh, world, ranks)
         return None
-    if ranks is not None and mesh.dp is None and ranks % mesh.non_dp:
+    if ranks is not None and mesh.dp is None and ranks % mesh.non_dp():
         _not_dividing(ctx, release, mesh, world, ranks)
         return None
     dp = mesh.dp_for(ranks)
@@ -141,19 +141,19 @@ def _mesh(ctx: Context, release: Release, mesh: Mesh, world: World) -> int | Non
         return None
     fits = _replicate(ctx, mesh, dp)
     fits = _expert(ctx, release, mesh, dp) and fits
-    if world.local and fits and dp * mesh.non_dp > ONE_NODE:
+    if world.local and fits and dp * mesh.non_dp() > ONE_NODE:
         _needs_nodes(ctx, release, mesh)
     return dp if fits else None
 
 
 def _dp_mismatch(ctx: Context, mesh: Mesh, world: World, ranks: int) -> None:
-    size = mesh.dp * mesh.non_dp if mesh.dp else 0
+    size = mesh.dp * mesh.non_dp() if mesh.dp else 0
     others = _factors(mesh)
     shape = f"dp_size {mesh.dp} x {others}" if others else f"dp_size {mesh.dp}"
     fix = (
-        f"set dp_size: {ranks // mesh.non_dp}, or leave it out (null) to let AutoModel derive "
+        f"set dp_size: {ranks // mesh.non_dp()}, or leave it out (null) to let AutoModel derive "
         "it from the ranks"
-        if ranks % mesh.non_dp == 0
+        if ranks % mesh.non_dp() == 0
         else "leave dp_size out (null) to let AutoModel derive it, and make "
         f"{others or 'the other sizes'} divide {ranks}"
     )
@@ -167,12 +167,12 @@ def _dp_mismatch(ctx: Context, mesh: Mesh, world: World, ranks: int) -> None:
 
 
 def _not_dividing(ctx: Context, release: Release, mesh: Mesh, world: World, ranks: int) -> None:
-    names = " x ".join(key for key, _ in mesh.axes)
+    names = " x ".join(key for key, _ in mesh.axes())
     product = _factors(mesh)
     if " x " in product:
-        product += f" = {mesh.non_dp}"
-    culprit = next((k for k, s in mesh.axes if s > 1 and ranks % s), None)
-    key = culprit or [k for k, s in mesh.axes if s > 1][-1]
+        product += f" = {mesh.non_dp()}"
+    culprit = next((k for k, s in mesh.axes() if s > 1 and ranks % s), None)
+    key = culprit or [k for k, s in mesh.axes() if s > 1][-1]
     ctx.sink.add(
         "mesh-not-dividing-ranks",
         (DIST, key),
@@ -180,7 +180,7 @@ def _not_dividing(ctx: Context, release: Release, mesh: Mesh, world: World, rank
         f"AutoModel {release.version} cannot build its device mesh (the world size must be "
         f"a multiple of {names})",
         f"use sizes whose product divides {ranks}, or change {world.change} to start a "
-        f"multiple of {mesh.non_dp} ranks",
+        f"multiple of {mesh.non_dp()} ranks",
     )
 
 
@@ -232,11 +232,11 @@ def _expert(ctx: Context, release: Release, mesh: Mesh, dp: int) -> bool:
 
 def _needs_nodes(ctx: Context, release: Release, mesh: Mesh) -> None:
     dp = mesh.dp or mesh.least_dp(release)
-    needed = dp * mesh.non_dp
+    needed = dp * mesh.non_dp()
     if needed <= ONE_NODE:
         return
-    parts = [f"{key} {size}" for key, size in mesh.axes if size > 1]
-    sizes = {"dp_size": mesh.dp or 0, **dict(mesh.axes)}
+    parts = [f"{key} {size}" for key, size in mesh.axes() if size > 1]
+    sizes = {"dp_size": mesh.dp or 0, **dict(mesh.axes())}
     reasons = []
     if mesh.dp:
         parts.insert(0, f"dp_size {dp}")
