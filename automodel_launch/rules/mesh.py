@@ -32,10 +32,8 @@ multimodal recipe still merges it.
 
 from __future__ import annotations
 
-import ast
 import math
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from automodel_launch.automodel.versions import KNOWN
 from automodel_launch.diagnostics import Loc
@@ -51,8 +49,7 @@ def _from(version: str, first: str) -> bool:
     return KNOWN.index(version) >= KNOWN.index(first)
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """How one AutoModel release builds its mesh and its StepScheduler (see
     :func:`release_of`)."""
 
@@ -139,18 +136,22 @@ def read_int(data: Any, loc: Loc) -> int | Unknown | None:
 
 
 def _literal(text: str) -> Any:
-    if text in ("none", "None"):
+    """``none`` (and, by ``literal_eval``, ``None``) is None; text no literal reads, such
+    as a ``${VAR}`` reference, stays text; AutoModel leaves text past 1000 characters
+    alone."""
+    if text == "none":
         return None
-    if "${" in text or len(text) > 1000:
-        return UNKNOWN
+    if len(text) > 1000:
+        return text
+    import ast  # only for a size written as text: most files have none
+
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return UNKNOWN
+        return text
 
 
-@dataclass(frozen=True)
-class Mesh:
+class Mesh(NamedTuple):
     """``distributed:`` as the release reads it; sizes below 1 already read as 1."""
 
     strategy: Strategy
@@ -190,7 +191,7 @@ class Mesh:
     def least_dp(self, release: Release) -> int:
         """The smallest dp the release accepts for ep and dp_replicate."""
         dp = 1
-        if self.strategy == "fsdp2" and self.ep > 1:
+        if self.strategy == "fsdp2":
             others = self.ep_base(release, 1)
             dp = self.ep // math.gcd(self.ep, others)
         if self.strategy == "fsdp2" and self.replicate > 1:
@@ -241,8 +242,7 @@ _ALIASES: dict[str, Strategy] = {"megatron-fsdp": "megatron_fsdp", "mfsdp": "meg
 def _strategy(section: dict[str, Any], release: Release) -> Strategy | None:
     if release.by_target:
         target = section.get("_target_")
-        name = target.rsplit(".", 1)[-1] if isinstance(target, str) else None
-        return _MANAGERS.get(name) if name else None
+        return _MANAGERS.get(target.rpartition(".")[2]) if isinstance(target, str) else None
     written = section.get("strategy", "fsdp2")
     if not isinstance(written, str):
         return None

@@ -129,7 +129,7 @@ def _mesh(ctx: Context, release: Release, mesh: Mesh, world: World) -> int | Non
         return None
     ranks = world.ranks
     if ranks is not None and mesh.dp is not None and mesh.dp * mesh.non_dp() != ranks:
-        _dp_mismatch(ctx, mesh, world, ranks)
+        _dp_mismatch(ctx, mesh, world, ranks, mesh.dp)
         return None
     if ranks is not None and mesh.dp is None and ranks % mesh.non_dp():
         _not_dividing(ctx, release, mesh, world, ranks)
@@ -146,16 +146,16 @@ def _mesh(ctx: Context, release: Release, mesh: Mesh, world: World) -> int | Non
     return dp if fits else None
 
 
-def _dp_mismatch(ctx: Context, mesh: Mesh, world: World, ranks: int) -> None:
-    size = mesh.dp * mesh.non_dp() if mesh.dp else 0
+def _dp_mismatch(ctx: Context, mesh: Mesh, world: World, ranks: int, dp: int) -> None:
+    size = dp * mesh.non_dp()
     others = _factors(mesh)
-    shape = f"dp_size {mesh.dp} x {others}" if others else f"dp_size {mesh.dp}"
+    shape = f"dp_size {dp} x {others}" if others else f"dp_size {dp}"
     fix = (
         f"set dp_size: {ranks // mesh.non_dp()}, or leave it out (null) to let AutoModel derive "
         "it from the ranks"
         if ranks % mesh.non_dp() == 0
-        else "leave dp_size out (null) to let AutoModel derive it, and make "
-        f"{others or 'the other sizes'} divide {ranks}"
+        else f"leave dp_size out (null) to let AutoModel derive it, and make {others} divide "
+        f"{ranks}"
     )
     ctx.sink.add(
         "dp-size-mismatch",
@@ -171,7 +171,7 @@ def _not_dividing(ctx: Context, release: Release, mesh: Mesh, world: World, rank
     product = _factors(mesh)
     if " x " in product:
         product += f" = {mesh.non_dp()}"
-    culprit = next((k for k, s in mesh.axes() if s > 1 and ranks % s), None)
+    culprit = next((k for k, s in mesh.axes() if ranks % s), None)
     key = culprit or [k for k, s in mesh.axes() if s > 1][-1]
     ctx.sink.add(
         "mesh-not-dividing-ranks",
@@ -236,7 +236,8 @@ def _needs_nodes(ctx: Context, release: Release, mesh: Mesh) -> None:
     if needed <= ONE_NODE:
         return
     parts = [f"{key} {size}" for key, size in mesh.axes() if size > 1]
-    sizes = {"dp_size": mesh.dp or 0, **dict(mesh.axes())}
+    sizes = {"dp_size": dp} if mesh.dp else {}
+    sizes.update(mesh.axes())
     reasons = []
     if mesh.dp:
         parts.insert(0, f"dp_size {dp}")
@@ -300,7 +301,7 @@ def _strategy_limits(ctx: Context, release: Release, mesh: Mesh) -> None:
 
 
 def _replicate_fix(dp: int, otherwise: str) -> str:
-    divisor = max(d for d in range(1, dp) if dp % d == 0) if dp > 1 else 1
+    divisor = max((d for d in range(2, dp) if dp % d == 0), default=1)
     if divisor == 1:
         return f"leave dp_replicate_size out: dp {dp} has no divisor between 1 and itself"
     return f"use a divisor of {dp} below {dp} (e.g. {divisor}), {otherwise}"

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
 from automodel_launch.config.k8s import K8sConfig
@@ -31,8 +31,7 @@ OTHER_LAUNCHERS = (*UNSUPPORTED_LAUNCHERS, "lepton")
 """Sections that launch the job elsewhere, with ranks this tool does not count."""
 
 
-@dataclass(frozen=True)
-class World:
+class World(NamedTuple):
     """The ranks a job starts: ``ranks`` None when they cannot be known here."""
 
     ranks: int | None

@@ -64,7 +64,7 @@ def test_every_known_release_has_its_rules() -> None:
         (None, None), ("${TP_SIZE}", UNKNOWN), ("${oc.env:TP,2}", UNKNOWN), (True, UNKNOWN),
         (8.0, UNKNOWN), ("8.0", UNKNOWN), ("eight", UNKNOWN), ([8], UNKNOWN), ("[8]", UNKNOWN),
         ({"a": 1}, UNKNOWN), ("True", UNKNOWN), ("0x10", 16), ("1_024", 1024),
-        ("9" * 1001, UNKNOWN), ("(", UNKNOWN), ("1e400", UNKNOWN),
+        ("9" * 1001, UNKNOWN), ("9" * 1000, int("9" * 1000)), ("(", UNKNOWN), ("1e400", UNKNOWN),
     ],
 )  # fmt: skip
 def test_a_size_is_read_as_automodel_reads_it(value: Any, read: Any) -> None:
@@ -102,6 +102,7 @@ def mesh(text: str, version: str = "0.7.0") -> Mesh | None:
         ("distributed:\n  _target_: x.megatron_fsdp.MegatronFSDPManager\n", "0.2.0",
          Mesh("megatron_fsdp")),
         ("distributed:\n  _target_: x.ddp.DDPManager\n", "0.1.2", Mesh("ddp")),
+        ("distributed:\n  _target_: FSDP2Manager\n", "0.1.0", Mesh("fsdp2")),
         ("distributed:\n  _target_: x.FSDP2Manager\n  strategy: ddp\n", "0.6.0", Mesh("ddp")),
         ("distributed:\n  tp_size: 0\n  cp_size: -2\n  pp_size: null\n  ep_size: none\n"
          "  dp_size: 0\n  dp_replicate_size: -1\n", "0.7.0", Mesh("fsdp2")),
@@ -166,6 +167,7 @@ def test_what_ep_must_divide_per_release(version: str, base: int, least: int) ->
 def test_the_least_dp_for_replicas_and_experts() -> None:
     rel = release_of("0.7.0")
     assert Mesh("fsdp2").least_dp(rel) == 1
+    assert Mesh("fsdp2", ep=2).least_dp(rel) == 2
     assert Mesh("fsdp2", replicate=4).least_dp(rel) == 8  # a multiple, and above it
     assert Mesh("fsdp2", replicate=4, ep=8).least_dp(rel) == 8
     assert Mesh("fsdp2", replicate=2, ep=3).least_dp(rel) == 6

@@ -396,3 +396,98 @@ def test_an_explicit_dp_size_without_a_launcher(validate: Validate) -> None:
 )
 def test_no_warning_where_no_mesh_or_no_count(validate: Validate, recipe: str) -> None:
     assert [d.code for d in validate(recipe) if d.code == "mesh-needs-nodes"] == []
+
+
+# ------------------------------------------------------------------ the edges of each rule
+def test_sizes_of_one_pass(validate: Validate) -> None:
+    keys = ("global_batch_size", "local_batch_size", "max_steps", "num_epochs",
+            "val_every_steps", "log_remote_every_steps", "gc_every_steps",
+            "loss_average_window_steps")  # fmt: skip
+    text = "step_scheduler:\n" + "".join(f"  {key}: 1\n" for key in keys)
+    assert validate(text) == []
+
+
+@pytest.mark.parametrize(("gbs", "lbs", "path"), [(-30, 4, "global"), (30, -4, "local")])
+def test_a_batch_size_below_one_is_not_also_a_bad_multiple(
+    validate: Validate, gbs: int, lbs: int, path: str
+) -> None:
+    assert [(d.code, d.path) for d in validate(batch(gbs, lbs) + SLURM_2X8)] == [
+        ("size-not-positive", f"step_scheduler.{path}_batch_size")
+    ]
+
+
+def test_a_batch_of_one_on_sixteen_ranks(validate: Validate) -> None:
+    diag = only(validate(batch(1, 1) + SLURM_2X8))
+    assert diag.hint == (
+        "set global_batch_size to a multiple of 16 (local_batch_size 1 x dp 16), e.g. 16"
+    )
+
+
+def test_a_scheduler_dp_size_is_taken_only_as_its_release_takes_it(validate: Validate) -> None:
+    # 48 is a multiple of 8 x 2 but not of 8 x 16: the dp decides
+    text = batch(48, 8) + "  dp_size: 2\n" + SLURM_2X8
+    assert runtime(validate(text, automodel_version="0.4.0")) == []
+    assert runtime(validate(text, automodel_version="0.7.0")) == []
+    assert only(validate(batch(48, 8) + SLURM_2X8, automodel_version="0.4.0"))
+    zero = batch(40, 8) + "  dp_size: 0\n" + SLURM_2X8
+    assert runtime(validate(zero, automodel_version="0.4.0")) == []
+    one = batch(12, 8) + "  dp_size: 1\n" + SLURM_2X8
+    diag = only(validate(one, automodel_version="0.4.0"))
+    assert diag.message.endswith("(step_scheduler.dp_size 1)")
+
+
+def test_dp_1_without_a_distributed_section_before_0_3_0(validate: Validate) -> None:
+    assert runtime(validate(batch(8, 8) + SLURM_2X8, automodel_version="0.2.0")) == []
+    assert only(validate(batch(8, 8) + SLURM_2X8, automodel_version="0.3.0"))
+
+
+@pytest.mark.parametrize(
+    ("sizes", "launcher", "path"),
+    [
+        ({"tp_size": 2, "pp_size": 3},
+         SKY_3X8.replace("A100:8", "A100:1"), "tp_size"),  # 3 ranks: 2 does not divide
+        ({"tp_size": 16, "pp_size": 2}, SKY_3X8, "tp_size"),
+        ({"tp_size": 4, "cp_size": 4}, SKY_3X8, "cp_size"),  # each divides 24, not both
+        ({"tp_size": 2, "cp_size": 2, "pp_size": 2},
+         K8S_2X8.replace("num_nodes: 2", "num_nodes: 3").replace("gpus_per_node: 8",
+                                                                 "gpus_per_node: 4"),
+         "pp_size"),
+    ],
+)  # fmt: skip
+def test_the_size_to_change(
+    validate: Validate, sizes: dict[str, int], launcher: str, path: str
+) -> None:
+    diag = only(validate(dist(**sizes) + launcher))
+    assert (diag.code, diag.path) == ("mesh-not-dividing-ranks", f"distributed.{path}")
+
+
+def test_every_reason_for_the_least_dp_is_named(validate: Validate) -> None:
+    diag = only(validate(dist(ep_size=2, pp_size=8)))
+    assert diag.message.startswith(
+        "the device mesh needs 16 ranks (pp_size 8 x dp 2; ep_size 2 needs dp x cp x tp to be a "
+        "multiple of 2), and"
+    )
+    assert diag.path == "distributed.pp_size"
+    diag = only(validate(dist(tp_size=8, dp_replicate_size=2)))
+    assert diag.message.startswith(
+        "the device mesh needs 32 ranks (tp_size 8 x dp 4; dp_replicate_size 2 needs dp a "
+        "larger multiple of it), and"
+    )
+    diag = only(validate(dist(tp_size=8, ep_size=3, dp_replicate_size=2)))
+    assert diag.message.startswith(
+        "the device mesh needs 48 ranks (tp_size 8 x dp 6; ep_size 3 needs dp x cp x tp to be "
+        "a multiple of 3; dp_replicate_size 2 needs dp a larger multiple of it), and"
+    )
+
+
+@pytest.mark.parametrize(("ranks", "message"), [
+    ("1", "dp_replicate_size 2 does not divide dp 1"),
+    ("2", "dp_replicate_size 2 is not less than dp 2"),
+])  # fmt: skip
+def test_a_dp_too_small_for_replicas(validate: Validate, ranks: str, message: str) -> None:
+    sky = SKY_3X8.replace("A100:8", f"A100:{ranks}").replace("num_nodes: 3", "num_nodes: 1")
+    diag = only(validate(dist(dp_replicate_size=2) + sky))
+    assert diag.message.startswith(message)
+    assert diag.hint == (
+        f"leave dp_replicate_size out: dp {ranks} has no divisor between 1 and itself"
+    )
