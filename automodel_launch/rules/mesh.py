@@ -201,8 +201,13 @@ class Mesh(NamedTuple):
 
 
 def read_mesh(data: dict[str, Any], release: Release) -> Mesh | None:
-    """None when the mesh cannot be known: an unknown strategy or manager, or a size
-    that is not a plain number (see :func:`read_int`)."""
+    """None when the mesh cannot be known: an unknown strategy or manager, a size that is
+    not a plain number (see :func:`read_int`), or knowledge distillation with
+    ``separate_meshes``, where ``distributed:`` is the student's share of the ranks and
+    ``teacher_distributed:`` the rest (``recipes/kd_utils.py:
+    create_kd_distributed_setups``)."""
+    if data.get("separate_meshes") not in (None, False, "false", "False", "none", "None"):
+        return None
     section = data.get(DIST)
     if section is None:
         return Mesh("none" if release.by_target else "fsdp2")

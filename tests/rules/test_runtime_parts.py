@@ -104,6 +104,8 @@ def mesh(text: str, version: str = "0.7.0") -> Mesh | None:
         ("distributed:\n  _target_: x.ddp.DDPManager\n", "0.1.2", Mesh("ddp")),
         ("distributed:\n  _target_: FSDP2Manager\n", "0.1.0", Mesh("fsdp2")),
         ("distributed:\n  _target_: x.FSDP2Manager\n  strategy: ddp\n", "0.6.0", Mesh("ddp")),
+        ("separate_meshes: false\ndistributed:\n  dp_size: 2\n", "0.7.0", Mesh("fsdp2", dp=2)),
+        ("separate_meshes: 'False'\n", "0.7.0", Mesh("fsdp2")),
         ("distributed:\n  tp_size: 0\n  cp_size: -2\n  pp_size: null\n  ep_size: none\n"
          "  dp_size: 0\n  dp_replicate_size: -1\n", "0.7.0", Mesh("fsdp2")),
         ("distributed:\n  dp_size: 4\n  dp_replicate_size: 2\n  pp_size: '2'\n", "0.7.0",
@@ -127,6 +129,7 @@ def test_the_mesh_as_the_release_reads_it(text: str, version: str, read: Mesh) -
         ("distributed:\n  _target_: 3\n", "0.2.0"),
         ("distributed:\n  tp_size: ${TP}\n", "0.7.0"),
         ("distributed:\n  dp_replicate_size: 2.0\n", "0.7.0"),
+        ("separate_meshes: true\ndistributed:\n  dp_size: 2\n", "0.7.0"),
     ],
 )
 def test_a_mesh_that_cannot_be_known_is_none(text: str, version: str) -> None:
