@@ -258,6 +258,30 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a path the job writes to under no container mount: lost when the job ends",
     ),
     "placeholder-value": (Severity.WARNING, "a placeholder copied from documentation"),
+    # AutoModel's startup checks on sizes (StepScheduler, device mesh)
+    "size-not-positive": (Severity.ERROR, "a StepScheduler size or step count of 0 or less"),
+    "batch-not-divisible": (
+        Severity.ERROR,
+        "global_batch_size not a multiple of local_batch_size x dp",
+    ),
+    "mesh-not-dividing-ranks": (
+        Severity.ERROR,
+        "tp x cp x pp does not divide the ranks the launcher starts",
+    ),
+    "dp-size-mismatch": (
+        Severity.ERROR,
+        "an explicit dp_size whose mesh is not the ranks the launcher starts",
+    ),
+    "ep-size-mismatch": (Severity.ERROR, "an ep_size the expert-parallel mesh cannot split"),
+    "dp-replicate-mismatch": (Severity.ERROR, "a dp_replicate_size the mesh cannot split dp by"),
+    "strategy-unsupported-size": (
+        Severity.ERROR,
+        "a parallel size the distributed strategy does not support",
+    ),
+    "mesh-needs-nodes": (
+        Severity.WARNING,
+        "no launcher section, and a mesh larger than one 8-GPU node",
+    ),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
     # live preflight against the cluster (validate --cluster, submit)

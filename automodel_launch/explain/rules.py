@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
+_RANKS = (
+    "slurm.nodes", "slurm.ntasks_per_node", "skypilot.num_nodes", "skypilot.accelerators",
+    "skypilot.gpus_per_node", "k8s.num_nodes", "k8s.gpus_per_node",
+)  # fmt: skip
+"""The launcher fields that set the ranks AutoModel's mesh and batch sizes must fit."""
+
 BY_CODE: dict[str, tuple[str, ...]] = {
     "multiple-launchers": ("slurm", "skypilot", "k8s", "nemo_run"),
     "unsupported-launcher": ("kubernetes",),
@@ -105,6 +111,13 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "associations-not-checked": ("slurm.account", "slurm.qos"),
     "no-pyxis": ("slurm.container_image",),
     "image-read-as-docker-hub": ("slurm.container_image",),
+    "batch-not-divisible": ("step_scheduler", *_RANKS),
+    "mesh-not-dividing-ranks": _RANKS,
+    "dp-size-mismatch": _RANKS,
+    "ep-size-mismatch": _RANKS,
+    "dp-replicate-mismatch": _RANKS,
+    "size-not-positive": ("step_scheduler",),
+    "mesh-needs-nodes": ("slurm", "skypilot", "k8s"),
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
     "profile-not-applied": ("*.profile",),
@@ -122,7 +135,7 @@ FILE_LEVEL = frozenset(
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
      "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe",
-     "missing-recipe-key", "unknown-automodel-version"}
+     "missing-recipe-key", "unknown-automodel-version", "strategy-unsupported-size"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

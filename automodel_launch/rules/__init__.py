@@ -21,6 +21,7 @@ from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.recipe_key import recipe_key
 from automodel_launch.rules.requeue import requeue_recipe
+from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
@@ -43,6 +44,7 @@ RULES: tuple[Rule, ...] = (
     launch.comment_secrets,
     unmounted_paths,
     placeholders,
+    runtime_sizes,
     recipe_key,
     report_traps,
 )

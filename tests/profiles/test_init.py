@@ -24,6 +24,8 @@ PROFILE = {
     "extra_mounts": ["/lustre/data:/data"],
     "env_vars": {"NCCL_DEBUG": "INFO", "FLAG": "yes"},
 }
+OTHER_RANKS = ("batch-not-divisible", "mesh-not-dividing-ranks", "dp-size-mismatch",
+               "ep-size-mismatch")  # fmt: skip
 SECTIONS = {"slurm": PROFILE, "skypilot": {"cloud": "gcp", "region": "us-central1"}}
 
 
@@ -67,7 +69,11 @@ def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> 
         # a container section next to a recipe that writes to absolute paths: those need
         # mounts (the warning is right; init cannot know which directories to mount)
         added.pop("path-not-mounted", None)
-        if added or any(d.is_error for d in after):
+        # init writes one 8-GPU node: a recipe made for other ranks (one GPU, ep_size 64,
+        # dp_size 16) gets AutoModel's startup errors for it, rightly; nothing else
+        for code in OTHER_RANKS:
+            added.pop(code, None)
+        if added or any(d.is_error and d.code not in OTHER_RANKS for d in after):
             failures[relative(path)] = sorted(added.elements()) or [d.code for d in after]
     assert failures == {}
 
