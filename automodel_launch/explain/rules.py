@@ -82,6 +82,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     ),
     "spot-checkpoint-disabled": ("skypilot.use_spot", "checkpoint.enabled"),
     "spot-relative-checkpoint-dir": ("checkpoint.checkpoint_dir",),
+    "invalid-file-mount": ("skypilot.file_mounts*",),
     "invalid-env-name": ("*.env_vars",),
     "invalid-env-reference": ("*.env_vars", "*.hf_token", "*.wandb_key"),
     "bare-env-reference": ("*.env_vars",),
