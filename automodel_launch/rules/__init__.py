@@ -17,6 +17,7 @@ from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
+from automodel_launch.rules.skypilot_results import automodel_on_the_nodes, results_on_vm_disk
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
 Rule = Callable[[Context], None]
@@ -29,6 +30,8 @@ RULES: tuple[Rule, ...] = (
     launch.slurm_rules,
     requeue_recipe,
     launch.skypilot_rules,
+    results_on_vm_disk,
+    automodel_on_the_nodes,
     k8s_rules,
     nemo_run_rules,
     launch.fault_tolerance,
