@@ -35,17 +35,13 @@ DEFAULT_DIR = "checkpoints/"
 FIRST_MSC = "0.6.0"
 """The first release that writes ``msc://`` checkpoint paths to object storage."""
 IMAGE = "docker:nvcr.io/nvidia/nemo-automodel:TAG"
+JUDGED = frozenset({"file_mounts", "use_spot", "down", "autostop", "num_nodes"})
+"""The section's fields the cluster's fate is read from."""
 
 
 def results_on_vm_disk(ctx: Context) -> None:
     sky = ctx.section("skypilot", SkyPilotConfig)
-    if sky is None or ctx.invalid("skypilot") & {
-        "file_mounts",
-        "use_spot",
-        "down",
-        "autostop",
-        "num_nodes",
-    }:
+    if sky is None or ctx.invalid("skypilot") & JUDGED:
         return  # judged on settings the user did not write
     if not sky.use_spot and not has_recipe(ctx.data):
         return
@@ -67,23 +63,16 @@ def results_on_vm_disk(ctx: Context) -> None:
     fate = _fate(sky)
     if fate is None:
         return
-    what = (
-        "checkpoints"
-        if _no_consolidated(ctx.data.get("checkpoint"))
-        else ("checkpoints and the consolidated model")
-    )
-    code = "spot-relative-checkpoint-dir" if sky.use_spot else "checkpoint-on-vm-disk"
-    loc: Loc = (
-        ("checkpoint", "checkpoint_dir")
-        if written
-        else (("skypilot", "use_spot") if sky.use_spot else ("skypilot",))
-    )
+    what = "checkpoints"
+    if not _no_consolidated(ctx.data.get("checkpoint")):
+        what += " and the consolidated model"
+    loc: Loc = ("skypilot", "use_spot") if sky.use_spot else ("skypilot",)
     ctx.sink.add(
-        code,
-        loc,
+        "spot-relative-checkpoint-dir" if sky.use_spot else "checkpoint-on-vm-disk",
+        ("checkpoint", "checkpoint_dir") if written else loc,
         f"{what} go to '{directory}', {where}, {fate}",
         _hint(sky, directory),
-        at_key=loc == ("skypilot",),
+        at_key=not written and not sky.use_spot,
     )
 
 
