@@ -231,6 +231,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     "gpus-exceed-accelerators": (Severity.ERROR, "gpus_per_node larger than the accelerator count"),
     "spot-unsupported": (Severity.ERROR, "use_spot on a cloud without spot instances"),
     "invalid-cluster-name": (Severity.ERROR, "a SkyPilot job name that is not a cluster name"),
+    "invalid-file-mount": (Severity.ERROR, "a file_mounts entry SkyPilot cannot mount"),
+    "checkpoint-on-vm-disk": (
+        Severity.WARNING,
+        "checkpoints on SkyPilot nodes' own disks: deleted with the cluster, or split over nodes",
+    ),
+    "no-automodel-on-nodes": (
+        Severity.WARNING,
+        "a SkyPilot task with neither setup nor image_id: nothing installs AutoModel",
+    ),
     # spot checkpoint rules
     "spot-no-checkpoint-interval": (Severity.ERROR, "a spot job without a checkpoint interval"),
     "spot-long-checkpoint-interval": (Severity.WARNING, "a spot job with a long interval"),

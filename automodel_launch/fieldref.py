@@ -180,7 +180,9 @@ def _kind(kind: str, node: dict[str, JSON]) -> str:
     if kind == "object":
         values = node.get("additionalProperties")
         if isinstance(values, dict):
-            return f"mapping of name to {_type(values)}"
+            keys = node.get("propertyNames")
+            key = keys.get("title") if isinstance(keys, dict) else None
+            return f"mapping of {key if isinstance(key, str) else 'name'} to {_type(values)}"
         return "mapping"
     return kind
 

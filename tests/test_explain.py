@@ -32,6 +32,8 @@ def _schema_paths(node: dict[str, object], prefix: str = "") -> set[str]:
                 walk(branch, prefix)
         if "items" in node:
             walk(node["items"], prefix)
+        if isinstance(node.get("additionalProperties"), dict):  # a mapping's values
+            walk(node["additionalProperties"], prefix)
         for name, sub in node.get("properties", {}).items():
             path = f"{prefix}{name}"
             if path not in found:

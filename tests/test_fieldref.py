@@ -15,6 +15,7 @@ from automodel_launch.config.k8s import K8sConfig, PvcMount
 from automodel_launch.config.mounts import Mount
 from automodel_launch.config.nemo_run import NemoRunConfig
 from automodel_launch.config.recipe import Checkpoint, FaultTolerance, RestoreFrom, StepScheduler
+from automodel_launch.config.sky_storage import StorageMount
 from automodel_launch.config.skypilot import CLOUDS, JobRecovery, SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.schema import build_schema
@@ -48,6 +49,7 @@ def test_sections_and_their_paths() -> None:
         (SlurmConfig, ["slurm"]),
         (Mount, ["slurm.nemo_mount", "slurm.extra_mounts[]"]),
         (SkyPilotConfig, ["skypilot"]),
+        (StorageMount, ["skypilot.file_mounts"]),
         (JobRecovery, ["skypilot.job_recovery"]),
         (FaultTolerance, ["fault_tolerance"]),
         (StepScheduler, ["step_scheduler"]),

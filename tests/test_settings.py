@@ -23,6 +23,9 @@ checkpoint:
 skypilot:
   cloud: aws
   use_spot: true
+  setup: pip install nemo-automodel
+  file_mounts:
+    /ckpt: {source: s3://bucket/ckpt}
 """
 
 

@@ -156,8 +156,10 @@ def unknown_key_hint(loc: tuple[str | int, ...], key: str) -> str:
 def allowed_keys(loc: tuple[str | int, ...]) -> list[str]:
     """The keys a strict mapping at ``loc`` accepts, for did-you-mean hints."""
     model: Any = LaunchDocument
+    keyed = False  # the part is a key of a mapping of sections (skypilot.file_mounts./data)
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = model.model_fields.get(part)
         if field is None:
@@ -165,6 +167,7 @@ def allowed_keys(loc: tuple[str | int, ...]) -> list[str]:
         model = _model_in(field.annotation)
         if model is None:
             return []
+        keyed = getattr(field.annotation, "__origin__", None) is dict
     return list(model.model_fields)
 
 

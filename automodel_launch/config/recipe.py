@@ -94,7 +94,8 @@ def check_spot(
     sink: Collector,
     settings: Settings,
 ) -> None:
-    """With ``use_spot: true`` the job must survive preemption."""
+    """With ``use_spot: true`` the job must survive preemption. Where its checkpoints go is
+    judged with every SkyPilot job's (:mod:`automodel_launch.rules.skypilot_results`)."""
     if not sky.use_spot:
         return
     spot = ("skypilot", "use_spot")
@@ -121,16 +122,4 @@ def check_spot(
             ("checkpoint", "enabled"),
             "checkpointing is off on a spot instance: a preemption loses the whole run",
             "set checkpoint.enabled: true",
-        )
-    # no restore_from resumes from the latest checkpoint in checkpoint_dir, as null does
-    directory = checkpoint.checkpoint_dir if checkpoint else None
-    if directory is None or not directory.startswith(("/", "${", "s3://", "gs://", "az://")):
-        loc = ("checkpoint", "checkpoint_dir") if directory else spot
-        sink.add(
-            "spot-relative-checkpoint-dir",
-            loc,
-            f"checkpoints go to '{directory or 'checkpoints/'}' on the VM's own disk, which "
-            "a preemption discards",
-            "point checkpoint.checkpoint_dir at storage that outlives the VM (an absolute "
-            "path on a mounted bucket or volume)",
         )

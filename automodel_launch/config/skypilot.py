@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator
 
 from automodel_launch.config.names import JobDirText
+from automodel_launch.config.sky_storage import FileMounts
 from automodel_launch.config.types import (
     MAX_DISK_GB,
     MAX_IDLE_MINUTES,
@@ -184,7 +185,23 @@ class SkyPilotConfig(StrictSection):
     zone: str | None = Field(default=None, description="Zone inside the region.")
     instance_type: str | None = Field(default=None, description="Instance type, e.g. p5.48xlarge.")
     setup: str | None = Field(
-        default=None, description="Shell commands run on each node before the job."
+        default=None,
+        description="Shell commands run on each node before the job, e.g. `pip install "
+        "nemo-automodel==0.7.0`: without it (or an image_id that has AutoModel) the nodes "
+        "cannot import nemo_automodel.",
+    )
+    image_id: str | None = Field(
+        default=None,
+        description="The nodes' image, e.g. `docker:nvcr.io/nvidia/nemo-automodel:TAG` (an "
+        "image with AutoModel needs no setup).",
+    )
+    file_mounts: FileMounts = Field(
+        default_factory=dict,
+        description="Paths on each node and what they hold: a bucket mounted with "
+        "`{source: s3://BUCKET/path, mode: MOUNT}` keeps what the job writes there (point "
+        "checkpoint.checkpoint_dir at it); a local path or bucket URL as text is copied onto "
+        "each node's disk, which the cluster's teardown deletes.",
+        json_schema_extra={"propertyNames": {"title": "node path", "minLength": 1}},
     )
     env_vars: EnvVars = Field(
         default_factory=dict,

@@ -278,8 +278,9 @@ class SlurmConfig(StrictSection):
     repo_root: str | None = Field(
         default=None,
         min_length=1,
-        description="AutoModel checkout to run from: put first on PYTHONPATH and, with a "
-        "container, mounted at the same path. Absolute with a container.",
+        description="AutoModel checkout to run from: put first on PYTHONPATH (ahead of "
+        "env_vars.PYTHONPATH) and, with a container, mounted at the same path. Absolute with a "
+        "container.",
     )
     profile: str | None = Field(
         default=None,

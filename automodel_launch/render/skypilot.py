@@ -46,24 +46,33 @@ def render_task(document: LaunchDocument, spec: JobSpec) -> dict[str, Any]:
     assert cfg is not None, "render_task needs a skypilot: section"
     name = cfg.job_name or spec.job_name
     envs, secret_names = split_environment(cfg, spec.environ)
-    task: dict[str, Any] = {"name": name, "num_nodes": cfg.num_nodes, "resources": _resources(cfg)}
+    task: dict[str, Any] = {
+        "name": name,
+        "num_nodes": cfg.num_nodes,
+        "resources": _resources(cfg, spec.environ),
+    }
     if envs:
         task["envs"] = envs
     if secret_names:
         task["secrets"] = dict.fromkeys(secret_names)
-    task["file_mounts"] = {remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG_NAME}"}
+    task["file_mounts"] = {
+        remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG_NAME}",
+        **_file_mounts(cfg, spec.environ),
+    }
     if cfg.setup:
         task["setup"] = cfg.setup
     task["run"] = run_script(cfg, spec, name)
     return task
 
 
-def _resources(cfg: SkyPilotConfig) -> dict[str, Any]:
+def _resources(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> dict[str, Any]:
     resources: dict[str, Any] = {"cloud": cfg.cloud}
     for key in ("region", "zone", "instance_type", "accelerators", "disk_size"):
         value = getattr(cfg, key)
         if value is not None:
             resources[key] = value
+    if cfg.image_id is not None:
+        resources["image_id"] = _as_written_or_resolved(cfg.image_id, environ)
     resources["use_spot"] = cfg.use_spot
     if not cfg.use_spot and cfg.autostop is not None:
         resources["autostop"] = {"idle_minutes": cfg.autostop, "down": cfg.down}
@@ -74,6 +83,32 @@ def _resources(cfg: SkyPilotConfig) -> dict[str, Any]:
             "max_restarts_on_errors": recovery.max_restarts_on_errors if recovery else 0,
         }
     return resources
+
+
+def _file_mounts(cfg: SkyPilotConfig, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The section's mounts, their ``${VAR}`` references resolved as ``envs`` are."""
+    mounts: dict[str, Any] = {}
+    for dest, held in cfg.file_mounts.items():
+        if isinstance(held, str):
+            mounts[dest] = _as_written_or_resolved(held, environ)
+            continue
+        storage = held.model_dump(exclude_none=True)
+        for key in ("name", "source"):
+            value = storage.get(key)
+            if isinstance(value, str):
+                storage[key] = _as_written_or_resolved(value, environ)
+            elif isinstance(value, list):
+                storage[key] = [_as_written_or_resolved(v, environ) for v in value]
+        mounts[dest] = storage
+    return mounts
+
+
+def _as_written_or_resolved(text: str, environ: Mapping[str, str]) -> str:
+    """``${VAR}`` resolved from the submitting environment; as written when a reference is
+    unset (SkyPilot fills ``${NAME}`` from the task's envs) or the value looks like a token
+    (it never reaches the task file)."""
+    resolved, missing = env.expand(text, environ)
+    return text if missing or secrets.looks_like_token(resolved) else resolved
 
 
 def split_environment(

@@ -123,12 +123,15 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
 
 
 def _environment(cfg: SlurmConfig) -> str:
+    """``repo_root`` is put first on PYTHONPATH after env_vars are exported: an
+    ``env_vars.PYTHONPATH`` (which may itself reference the submitting ``${PYTHONPATH}``)
+    follows the checkout instead of replacing it."""
     lines = [f"export HF_HOME={home_path(cfg.hf_home)}"]
+    lines += [f"export {name}={word(value.text)}" for name, value in exported_variables(cfg)]
     if cfg.repo_root is not None:
         lines.append(
             f"export PYTHONPATH={home_path(cfg.repo_root)}" + "${PYTHONPATH:+:$PYTHONPATH}"
         )
-    lines += [f"export {name}={word(value.text)}" for name, value in exported_variables(cfg)]
     if cfg.container_image is not None and cfg.hf_home.startswith("~"):
         lines.append(
             'mkdir -p "$HF_HOME"  # mounted into the container: the cache outlives the job'

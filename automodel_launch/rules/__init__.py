@@ -23,6 +23,7 @@ from automodel_launch.rules.recipe_key import recipe_key
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
+from automodel_launch.rules.skypilot_results import automodel_on_the_nodes, results_on_vm_disk
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
 Rule = Callable[[Context], None]
@@ -37,6 +38,8 @@ RULES: tuple[Rule, ...] = (
     launch.slurm_rules,
     requeue_recipe,
     launch.skypilot_rules,
+    results_on_vm_disk,
+    automodel_on_the_nodes,
     k8s_rules,
     nemo_run_rules,
     launch.fault_tolerance,

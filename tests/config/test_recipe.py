@@ -20,6 +20,9 @@ from automodel_launch.config.recipe import (
 from tests.conftest import Validate, brief
 
 SPOT = "skypilot:\n  cloud: aws\n  use_spot: true\n"
+MOUNTED = "  setup: pip install nemo-automodel\n  file_mounts:\n    /ckpt: {source: s3://b/ckpt}\n"
+"""AutoModel installed, and /ckpt a bucket on every node: only the spot rules speak."""
+SPOT_JOB = SPOT + MOUNTED
 
 AUTOMODEL_NAMES = """\
 step_scheduler:
@@ -46,14 +49,36 @@ SPELLINGS = pytest.mark.parametrize(
 # ------------------------------------------------------------------ a recoverable spot job
 @SPELLINGS
 def test_a_spot_job_that_survives_preemption(validate: Validate, recipe: str, key: str) -> None:
-    assert validate(recipe.format(interval=100, directory="/ckpt") + SPOT) == []
+    assert validate(recipe.format(interval=100, directory="/ckpt") + SPOT_JOB) == []
+
+
+@pytest.mark.parametrize("directory", ["/ckpt", "/ckpt/run1/", "${CKPT_DIR}", "msc://b/ckpt"])
+def test_durable_checkpoint_dirs(validate: Validate, directory: str) -> None:
+    assert validate(AUTOMODEL_NAMES.format(interval=100, directory=directory) + SPOT_JOB) == []
 
 
 @pytest.mark.parametrize(
-    "directory", ["/lustre/ckpt", "${CKPT_DIR}", "s3://bucket/ckpt", "gs://b/c", "az://c/d"]
+    ("directory", "where"),
+    [
+        ("/lustre/ckpt", "on each node's own disk"),
+        ("/ckptx", "on each node's own disk"),
+        (
+            "s3://bucket/ckpt",
+            "a path AutoModel 0.7.0 writes as a directory on each node's own disk",
+        ),
+        ("gs://b/c", "a path AutoModel 0.7.0 writes as a directory on each node's own disk"),
+        ("az://c/d", "a path AutoModel 0.7.0 writes as a directory on each node's own disk"),
+    ],
 )
-def test_durable_checkpoint_dirs(validate: Validate, directory: str) -> None:
-    assert validate(AUTOMODEL_NAMES.format(interval=100, directory=directory) + SPOT) == []
+def test_checkpoint_dirs_on_the_nodes_disk(validate: Validate, directory: str, where: str) -> None:
+    """A path under no bucket mount is the node's disk; AutoModel has no s3/gs/az writer:
+    such a URL is a directory (``s3:/bucket/ckpt``) under the working directory."""
+    diags = validate(AUTOMODEL_NAMES.format(interval=100, directory=directory) + SPOT_JOB)
+    assert brief(diags) == ["4:19 warning[spot-relative-checkpoint-dir] checkpoint.checkpoint_dir"]
+    assert diags[0].message == (
+        f"checkpoints and the consolidated model go to '{directory}', {where}, which a "
+        "preemption discards (and the managed job's cleanup deletes)"
+    )
 
 
 def test_nothing_is_required_without_spot(validate: Validate) -> None:
@@ -73,7 +98,12 @@ def test_a_bare_spot_job(validate: Validate) -> None:
     )
     assert diags[0].hint == "add step_scheduler.ckpt_every_steps (e.g. 100)"
     assert diags[1].message == (
-        "checkpoints go to 'checkpoints/' on the VM's own disk, which a preemption discards"
+        "checkpoints and the consolidated model go to 'checkpoints/', on each node's own disk, "
+        "which a preemption discards (and the managed job's cleanup deletes)"
+    )
+    assert diags[1].hint == (
+        "mount a bucket on every node, skypilot.file_mounts: {/checkpoints: {source: "
+        "s3://BUCKET/run1, mode: MOUNT}}, and set checkpoint.checkpoint_dir: /checkpoints"
     )
 
 
@@ -88,24 +118,26 @@ def test_missing_interval_with_everything_else_set(validate: Validate) -> None:
           cloud: gcp
           use_spot: true
     """
-    assert brief(validate(text)) == ["8:13 error[spot-no-checkpoint-interval] skypilot.use_spot"]
+    assert brief(validate(textwrap.dedent(text) + MOUNTED)) == [
+        "8:13 error[spot-no-checkpoint-interval] skypilot.use_spot"
+    ]
 
 
 def test_a_null_interval_is_missing(validate: Validate) -> None:
-    text = AUTOMODEL_NAMES.format(interval="null", directory="/ckpt") + SPOT
+    text = AUTOMODEL_NAMES.format(interval="null", directory="/ckpt") + SPOT_JOB
     assert brief(validate(text)) == ["8:13 error[spot-no-checkpoint-interval] skypilot.use_spot"]
 
 
 @SPELLINGS
 def test_the_interval_must_be_positive(validate: Validate, recipe: str, key: str) -> None:
-    diags = validate(recipe.format(interval=0, directory="/ckpt") + SPOT)
+    diags = validate(recipe.format(interval=0, directory="/ckpt") + SPOT_JOB)
     assert brief(diags)[0] == f"2:{len(key) + 5} error[out-of-range] step_scheduler.{key}"
 
 
 # ------------------------------------------------------------------ long interval
 @SPELLINGS
 def test_a_long_interval_warns(validate: Validate, recipe: str, key: str) -> None:
-    diags = validate(recipe.format(interval=1000, directory="/ckpt") + SPOT)
+    diags = validate(recipe.format(interval=1000, directory="/ckpt") + SPOT_JOB)
     assert brief(diags) == [
         f"2:{len(key) + 5} warning[spot-long-checkpoint-interval] step_scheduler.{key}"
     ]
@@ -120,20 +152,20 @@ def test_a_long_interval_warns(validate: Validate, recipe: str, key: str) -> Non
 
 @SPELLINGS
 def test_the_threshold_is_inclusive(validate: Validate, recipe: str, key: str) -> None:
-    assert validate(recipe.format(interval=500, directory="/ckpt") + SPOT) == []
-    assert len(validate(recipe.format(interval=501, directory="/ckpt") + SPOT)) == 1
+    assert validate(recipe.format(interval=500, directory="/ckpt") + SPOT_JOB) == []
+    assert len(validate(recipe.format(interval=501, directory="/ckpt") + SPOT_JOB)) == 1
 
 
 @SPELLINGS
 def test_the_threshold_is_configurable(validate: Validate, recipe: str, key: str) -> None:
-    text = recipe.format(interval=100, directory="/ckpt") + SPOT
+    text = recipe.format(interval=100, directory="/ckpt") + SPOT_JOB
     assert validate(text) == []
     diags = validate(text, spot_checkpoint_interval_warn=50)
     assert brief(diags) == [
         f"2:{len(key) + 5} warning[spot-long-checkpoint-interval] step_scheduler.{key}"
     ]
     assert "at most 50," in (diags[0].hint or "")
-    long = recipe.format(interval=5000, directory="/ckpt") + SPOT
+    long = recipe.format(interval=5000, directory="/ckpt") + SPOT_JOB
     assert validate(long, spot_checkpoint_interval_warn=10000) == []
 
 
@@ -146,7 +178,7 @@ def test_automodels_name_wins_when_both_are_set(validate: Validate) -> None:
           checkpoint_dir: /ckpt
           restore_from: null
     """
-    assert brief(validate(textwrap.dedent(text) + SPOT)) == [
+    assert brief(validate(textwrap.dedent(text) + SPOT_JOB)) == [
         "2:21 warning[spot-long-checkpoint-interval] step_scheduler.ckpt_every_steps"
     ]
     assert StepScheduler(ckpt_every_steps=1000, checkpoint_interval=50).interval == (
@@ -167,7 +199,7 @@ def test_checkpointing_disabled_on_spot(validate: Validate) -> None:
           checkpoint_dir: /ckpt
           restore_from: null
     """
-    diags = validate(textwrap.dedent(text) + SPOT)
+    diags = validate(textwrap.dedent(text) + SPOT_JOB)
     assert brief(diags) == ["4:12 error[spot-checkpoint-disabled] checkpoint.enabled"]
     assert diags[0].message == (
         "checkpointing is off on a spot instance: a preemption loses the whole run"
@@ -187,7 +219,7 @@ def test_no_restore_from_resumes_from_the_latest_checkpoint(validate: Validate) 
     """AutoModel resumes from the latest checkpoint in checkpoint_dir without restore_from,
     exactly as with restore_from: null: nothing to warn about."""
     text = "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  checkpoint_dir: /ckpt\n"
-    assert validate(text + SPOT) == []
+    assert validate(text + SPOT_JOB) == []
 
 
 @pytest.mark.parametrize(
@@ -200,7 +232,7 @@ def test_no_restore_from_resumes_from_the_latest_checkpoint(validate: Validate) 
     ],
 )
 def test_each_restore_spelling_counts(validate: Validate, restore: str) -> None:
-    assert validate("step_scheduler:\n  ckpt_every_steps: 100\n" + restore + SPOT) == []
+    assert validate("step_scheduler:\n  ckpt_every_steps: 100\n" + restore + SPOT_JOB) == []
 
 
 @pytest.mark.parametrize("path", ['""', "null"])
@@ -209,26 +241,23 @@ def test_an_empty_seed_restore_path_is_the_latest_checkpoint(validate: Validate,
         "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  checkpoint_dir: /ckpt\n"
         f"restore_from:\n  path: {path}\n"
     )
-    assert validate(text + SPOT) == []
+    assert validate(text + SPOT_JOB) == []
 
 
 # ------------------------------------------------------------------ where checkpoints land
 @pytest.mark.parametrize("directory", ["checkpoints/", "./ckpt", "ckpt", "~/ckpt"])
 def test_a_relative_checkpoint_dir_warns(validate: Validate, directory: str) -> None:
-    diags = validate(AUTOMODEL_NAMES.format(interval=100, directory=directory) + SPOT)
+    diags = validate(AUTOMODEL_NAMES.format(interval=100, directory=directory) + SPOT_JOB)
     assert brief(diags) == ["4:19 warning[spot-relative-checkpoint-dir] checkpoint.checkpoint_dir"]
     assert diags[0].message == (
-        f"checkpoints go to '{directory}' on the VM's own disk, which a preemption discards"
-    )
-    assert diags[0].hint == (
-        "point checkpoint.checkpoint_dir at storage that outlives the VM (an absolute path "
-        "on a mounted bucket or volume)"
+        f"checkpoints and the consolidated model go to '{directory}', on each node's own disk, "
+        "which a preemption discards (and the managed job's cleanup deletes)"
     )
 
 
 def test_no_checkpoint_dir_means_the_default_relative_one(validate: Validate) -> None:
     text = "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  restore_from: null\n"
-    assert brief(validate(text + SPOT)) == [
+    assert brief(validate(text + SPOT_JOB)) == [
         "7:13 warning[spot-relative-checkpoint-dir] skypilot.use_spot"
     ]
 
@@ -251,8 +280,8 @@ def test_every_spot_rule_at_once(validate: Validate) -> None:
     assert brief(validate(text)) == [
         "2:24 warning[spot-long-checkpoint-interval] step_scheduler.checkpoint_interval",
         "4:12 error[spot-checkpoint-disabled] checkpoint.enabled",
-        "5:19 warning[spot-relative-checkpoint-dir] checkpoint.checkpoint_dir",
-    ]
+        "6:1 warning[no-automodel-on-nodes] skypilot",
+    ]  # with checkpointing off nothing is written: where it would go is not the matter
 
 
 # ------------------------------------------------------------------ recipe sections stay open
@@ -298,7 +327,7 @@ def test_recipe_booleans_read_like_automodels_yaml_1_1_loader(validate: Validate
     assert validate("checkpoint:\n  enabled: yes\n") == []
     text = "step_scheduler:\n  ckpt_every_steps: 100\ncheckpoint:\n  enabled: off\n"
     text += "  checkpoint_dir: /c\n  restore_from: null\n"
-    assert brief(validate(text + SPOT)) == [
+    assert brief(validate(text + SPOT_JOB)) == [
         "4:12 error[spot-checkpoint-disabled] checkpoint.enabled"
     ]
 

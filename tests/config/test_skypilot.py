@@ -178,6 +178,9 @@ def test_clouds_without_spot_instances(validate: Validate, cloud: str) -> None:
         skypilot:
           cloud: {cloud}
           use_spot: true
+          setup: pip install nemo-automodel
+          file_mounts:
+            /ckpt: {{source: s3://bucket/ckpt}}
     """
     diags = validate(text)
     assert brief(diags) == ["8:13 error[spot-unsupported] skypilot.use_spot"]

@@ -19,6 +19,9 @@ skypilot:
   cloud: aws
   accelerators: "H100:8"
   use_spot: true
+  setup: pip install nemo-automodel
+  file_mounts:
+    /mnt/bucket: {source: s3://bucket}
 checkpoint:
   restore_from: null
   checkpoint_dir: /mnt/bucket/ckpt

@@ -19,6 +19,9 @@ SPOT = """\
 skypilot:
   cloud: aws
   use_spot: true
+  setup: pip install nemo-automodel
+  file_mounts:
+    /mnt/bucket: {source: s3://bucket}
   env_vars:
     A: ${LSP_TEST_UNSET_VARIABLE}
 step_scheduler:

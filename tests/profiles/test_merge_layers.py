@@ -56,7 +56,9 @@ def test_a_section_the_profile_adds_is_owned_by_the_profile(site_file: Path, che
 def test_the_note_of_a_section_from_set_names_the_argument(site_file: Path, check: Check) -> None:
     report = check("model: {}\n", "skypilot={cloud: gcp}", profile="eos")
     assert where(report.diagnostics) == [
-        "--set skypilot={cloud: gcp} note[profile-not-applied] skypilot"
+        "--set skypilot={cloud: gcp} warning[checkpoint-on-vm-disk] skypilot",
+        "--set skypilot={cloud: gcp} warning[no-automodel-on-nodes] skypilot",
+        "--set skypilot={cloud: gcp} note[profile-not-applied] skypilot",
     ]
 
 

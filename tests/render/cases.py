@@ -140,6 +140,25 @@ skypilot:
   env_vars:
     HF_HOME: /data/hf
     RUN_TAG: ${RUN_TAG}
+  file_mounts:
+    /ckpt:
+      source: s3://my-bucket/ckpt
+      mode: MOUNT
+    /data: s3://my-datasets/squad
+""",
+    "skypilot_image_kept_cluster": """\
+skypilot:
+  cloud: gcp
+  accelerators: A100:8
+  image_id: docker:nvcr.io/nvidia/nemo-automodel:26.04.00
+  autostop: 60
+  down: false
+  file_mounts:
+    /ckpt:
+      name: ckpt-${RUN_TAG}
+      store: gcs
+      persistent: true
+    ~/cache: gs://datasets-${UNSET_BUCKET}/cache
 """,
     "skypilot_kubernetes_single": """\
 skypilot:

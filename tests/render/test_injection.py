@@ -246,3 +246,25 @@ def test_whole_nodes_hand_the_nodes_gpus_to_the_ranks(tmp_path: Path) -> None:
         counted = LaunchDocument.model_validate({"slurm": {"container_image": None, **fields}})
         argv, _ = _run(render_sbatch(counted, spec), tmp_path, {"SLURM_GPUS_ON_NODE": "4"})
         assert not any(a.startswith("--gpus") for a in argv), fields
+
+
+def test_env_vars_pythonpath_follows_repo_root_instead_of_replacing_it(tmp_path: Path) -> None:
+    """The job's PYTHONPATH is repo_root, then env_vars.PYTHONPATH (whose ${PYTHONPATH} is
+    the submitting environment's): the checkout stays first on the path."""
+    spec = JobSpec(entry=Entry(("train.py",), ()), job_dir=str(tmp_path), source="c.yaml")
+
+    def job_path(env_vars: dict[str, str], inherited: str | None) -> str:
+        document = LaunchDocument.model_validate({"slurm": {
+            "container_image": None, "repo_root": "/src/Automodel", "env_vars": env_vars,
+        }})  # fmt: skip
+        extra = {} if inherited is None else {"PYTHONPATH": inherited}
+        _, job_env = _run(render_sbatch(document, spec), tmp_path, extra)
+        return job_env["PYTHONPATH"]
+
+    assert job_path({"PYTHONPATH": "/opt/libs"}, "/site") == "/src/Automodel:/opt/libs"
+    assert job_path({"PYTHONPATH": "/opt/libs:${PYTHONPATH}"}, "/site") == (
+        "/src/Automodel:/opt/libs:/site"
+    )
+    assert job_path({"PYTHONPATH": ""}, "/site") == "/src/Automodel"
+    assert job_path({}, "/site") == "/src/Automodel:/site"
+    assert job_path({}, None) == "/src/Automodel"

@@ -67,6 +67,50 @@ def test_skypilot_accepts_every_rendered_task(monkeypatch: pytest.MonkeyPatch, t
         assert parsed.num_nodes == config["num_nodes"]
 
 
+def test_mounts_and_image_reach_the_task_with_references_resolved() -> None:
+    rendered = task("skypilot_image_kept_cluster")
+    assert rendered["resources"]["image_id"] == "docker:nvcr.io/nvidia/nemo-automodel:26.04.00"
+    assert rendered["file_mounts"] == {
+        "~/.automodel-launch/llm_finetune/job_config.yaml": (
+            "/jobs/skypilot_image_kept_cluster/job_config.yaml"
+        ),
+        "/ckpt": {"name": "ckpt-exp-42", "store": "gcs", "persistent": True},
+        "~/cache": "gs://datasets-${UNSET_BUCKET}/cache",  # unset: SkyPilot's own to fill
+    }
+    assert "image_id" not in task("skypilot_kubernetes_single")["resources"]
+
+
+def test_a_mount_reference_that_resolves_to_a_token_stays_a_reference() -> None:
+    section = (
+        "skypilot:\n  cloud: aws\n  setup: pip install nemo-automodel\n  file_mounts:\n"
+        "    /src: https://x:${GIT_PAT}@example.com/repo.git\n"
+        "    /ckpt: {source: ['${DATA_DIR}'], name: b}\n"
+    )
+    text = render_text(RECIPE + section, environ={"GIT_PAT": GH_TOKEN, "DATA_DIR": "/data"})
+    assert GH_TOKEN not in text["task.yaml"]
+    mounts = YAML(typ="safe").load(text["task.yaml"])["file_mounts"]
+    assert mounts["/src"] == "https://x:${GIT_PAT}@example.com/repo.git"
+    assert mounts["/ckpt"] == {"source": ["/data"], "name": "b"}
+
+
+def test_skypilot_reads_a_bucket_mount_and_a_copied_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
+    try:
+        import sky
+    except ImportError:
+        from tests.integration.conftest import unavailable
+
+        unavailable("skypilot is not installed (pip install 'automodel-launch[skypilot]')")
+    parsed = sky.Task.from_yaml_config(task("skypilot_spot_multi_node"))
+    assert parsed.storage_mounts["/ckpt"].mode.value == "MOUNT"
+    assert (
+        parsed.file_mounts is not None and parsed.file_mounts["/data"] == "s3://my-datasets/squad"
+    )
+
+
 # ------------------------------------------------------------------ resolved credentials
 GH_TOKEN = "ghp_" + "R3s0lv3d" * 4 + "abcd"
 SKY_ENV = "skypilot:\n  cloud: aws\n  accelerators: A100:1\n  env_vars:\n    REPO: ${GIT_REMOTE}\n"
