@@ -27,6 +27,7 @@ Aliases: what a package's ``__init__`` re-exports (``from .x import Y``, a lazy
 from __future__ import annotations
 
 import ast
+import gc
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -80,6 +81,7 @@ class Module:
     name: str
     tree: ast.Module
     is_package: bool
+    source: str = ""
     bindings: dict[str, ast.stmt | str] = field(default_factory=dict)
     lazy: dict[str, str] = field(default_factory=dict)
 
@@ -108,6 +110,15 @@ class Index:
         """``sources``: path inside the distribution (``pkg/sub/mod.py``) -> text."""
         self.package = package
         self.modules: dict[str, Module] = {}
+        gc.disable()  # every tree is kept: collecting while they grow only costs time
+        try:
+            self._parse(sources)
+        finally:
+            gc.enable()
+        for module in self.modules.values():
+            self._bind(module)
+
+    def _parse(self, sources: Mapping[str, str]) -> None:
         for path, text in sorted(sources.items()):
             parts = path[: -len(".py")].split("/")
             is_package = parts[-1] == "__init__"
@@ -116,9 +127,7 @@ class Index:
                 tree = ast.parse(text, filename=path)
             except SyntaxError:
                 continue
-            self.modules[name] = Module(name, tree, is_package)
-        for module in self.modules.values():
-            self._bind(module)
+            self.modules[name] = Module(name, tree, is_package, text)
 
     def inside(self, dotted: str) -> bool:
         return dotted == self.package or dotted.startswith(self.package + ".")

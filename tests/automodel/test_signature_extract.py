@@ -126,7 +126,7 @@ def test_classmethods_and_staticmethods_are_listed_inherited_ones_too() -> None:
         pkg__auto="""
         class _Base:
             @classmethod
-            def from_pretrained(cls, pretrained_model_name_or_path, *model_args, torch_dtype="auto", **kwargs):
+            def from_pretrained(cls, pretrained_model_name_or_path, *args, dtype="auto", **kw):
                 pass
 
             @staticmethod
@@ -148,7 +148,7 @@ def test_classmethods_and_staticmethods_are_listed_inherited_ones_too() -> None:
     )
     assert callables == {
         "pkg.auto.AutoModel": "",
-        "pkg.auto.AutoModel.from_pretrained": "pretrained_model_name_or_path! torch_dtype **",
+        "pkg.auto.AutoModel.from_pretrained": "pretrained_model_name_or_path! dtype **",
         "pkg.auto.AutoModel.build": "config!",
         "pkg.auto.AutoModel.from_config": "config! trust_remote_code",
     }
