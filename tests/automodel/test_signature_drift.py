@@ -56,10 +56,12 @@ def test_the_thirdparty_table_is_what_the_installed_and_pinned_sources_give(whee
     assert regenerated(made) == (OUT / "thirdparty.json").read_text(encoding="utf-8")
 
 
-def test_the_torch_read_is_the_torch_the_tests_pin() -> None:
+def test_the_third_party_sources_read_are_those_the_tests_install() -> None:
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     version = generate.installed_version(generate.installed_root("torch"), "torch")
     assert f'TORCH = "torch=={version}"' in noxfile
+    assert f'"transformers=={generate.TRANSFORMERS}"' in noxfile
+    assert f'"torchdata=={generate.TORCHDATA}"' in noxfile
     source = json.loads((OUT / "thirdparty.json").read_text(encoding="utf-8"))["source"]
     assert source.startswith(f"torch {version} (installed) ")
 
