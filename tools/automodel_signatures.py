@@ -19,9 +19,10 @@ What the AutoModel tables hold beyond the callables (see table.py's docstring):
   keywords, the string keys of the ``**`` dict it receives, keys the function pops.
   ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
   ``packed_sequence`` (read key by key, the rest ignored) are left out.
-- ``supplied``: keywords of every ``.instantiate(...)``/``.instantiate_path(...)`` call,
-  and of every call of a configured value (a local name or ``self`` attribute holding a
-  resolved ``_target_``, called with ``**kwargs``: ``self.factory(tokenizer=..., **kw)``).
+- ``supplied``: ``SUPPLIED_BY_HAND``, the keywords of every ``.instantiate(...)`` and
+  ``.instantiate_path(...)`` call, and of every call of a configured value (a local name
+  or ``self`` attribute holding a resolved ``_target_``, called with ``**kwargs``:
+  ``self.factory(tokenizer=..., **kw)``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,10 @@ SECTION_TARGETS: dict[str, tuple[str, ...]] = {
         "nemo_automodel.components.checkpoint.config.CheckpointingConfig",
     ),
 }
+
+# supplied where ast does not see it: from 0.6.0 the typed recipes build the data loader
+# with the dataset themselves, and call a collate function with the batch, positionally
+SUPPLIED_BY_HAND = frozenset({"dataset", "batch"})
 
 # names AutoModel's code gives a callable resolved from a config's ``_target_``
 CONFIGURED = frozenset({"factory", "target", "func", "fn", "builder", "constructor"})
@@ -374,7 +379,7 @@ def automodel_table(sources: dict[str, str], version: str, source: str) -> dict[
         "aliases": aliases,
         "recipes": recipes,
         "sections": section_builds(index, callables, recipes),
-        "supplied": " ".join(sorted(supplied_keywords(index))),
+        "supplied": " ".join(sorted(supplied_keywords(index) | SUPPLIED_BY_HAND)),
     }
 
 
