@@ -227,8 +227,8 @@ class Table:
         return matches[0] if len(matches) == 1 else None
 
     def section(self, recipe: str | None, name: str) -> SectionBuild | None:
-        for key in (recipe, "*"):
-            group = self.sections.get(key or "*", {})
+        for key in (recipe, "*") if recipe else ("*",):
+            group = self.sections.get(key, {})
             if name not in group:
                 continue
             built = group[name]
