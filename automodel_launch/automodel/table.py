@@ -8,20 +8,95 @@ Format (``"format": 1``)::
       "format": 1,
       "version": "0.7.0",
       "source": "nemo_automodel-0.7.0-py3-none-any.whl sha256:...",
+      "digest": "...",                          # sha256 of the rest: hand edits show
       "covers": ["nemo_automodel"],             # packages whose every callable is listed
+      "open": ["pkg.mod.Cls"],                  # classes with a base outside the table:
+                                                # ``Cls.anything`` may exist, never guessed at
       "callables": {"pkg.mod.Name": "a! b c **"},   # keyword parameters, in order:
                                                 # NAME! required, NAME optional, ** any keyword
       "aliases": {"pkg.Name": "pkg.mod.Name"},  # re-exports -> where the callable is defined
       "recipes": {"pkg.recipes.llm.train_ft.Cls": "Cls"},   # recipe path -> bare name
       "sections": {"*": {"step_scheduler": {"target": "pkg...StepScheduler",
-                                              "supplied": "dp_size dataloader"}}},
+                                              "supplied": "dp_size dataloader"},
+                         "distributed": {"target": "pkg...FSDP2Config", "supplied": "...",
+                                         "choose": "strategy", "default": "fsdp2",
+                                         "choices": {"fsdp2": "pkg...FSDP2Config", ...}}}},
                                                 # sections a recipe builds without _target_
-                                                # ("*" = every recipe, else a recipe path)
+                                                # ("*" = every recipe, else a recipe path);
+                                                # "supplied": keys the recipe fills, or
+                                                # takes out before the call; "_target_"
+                                                # there: the recipe drops the section's own;
+                                                # a recipe's null: it reads that section key
+                                                # by key and ignores the rest
       "supplied": "tokenizer model"             # keywords AutoModel passes itself
     }
 
+``main.json`` also records ``"extractor"``, the digest of the script that made it, and its
+``source`` names the main-branch commit and the tree of ``nemo_automodel/`` it was read from.
+
+What is listed: a class's entry is the ``__init__`` it runs (its own, a dataclass's or
+pydantic model's fields, else an in-package base's); a class whose ``__init__`` comes from
+a base outside the package takes ``**``; positional-only parameters and ``*args`` are
+left out (a config key cannot fill them). Classmethods and staticmethods are listed as
+``pkg.mod.Cls.method``, inherited ones included; ``resolve`` follows an alias of the class
+(``nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained``). Recipes are what
+AutoModel's CLI finds (0.4.0 on): ``*Recipe*`` classes at the top of ``recipes/`` files
+whose name does not start with ``_``, ``BaseRecipe`` excepted; a bare ``recipe:`` name
+must match exactly one.
+
+What AutoModel's config loader does with a mapping (``components/config/loader.py``,
+``ConfigNode``; unchanged in substance from 0.1.0 to main):
+
+- ``_target_`` is the only key with a meaning of its own. Its value is resolved when the
+  file is loaded (not when the section is built): a dotted path imports the longest
+  importable module prefix and walks the rest as attributes (``pkg.mod.Cls.method``
+  works); 0.2.0 on also takes ``path/to/file.py:name`` (a file under the working
+  directory) and refuses an attribute part that starts with ``_`` or holds ``__``
+  unless ``NEMO_ENABLE_USER_MODULES=1``. 0.1.x falls back to loading a ``.py`` file from
+  ``sys.path``.
+- A key ending in ``_fn`` with a string value is resolved the same way and passed as the
+  callable itself, not called (``collate_fn: pkg.mod.fn``).
+- ``instantiate()`` passes every other key as a keyword argument: a nested mapping with
+  ``_target_`` is instantiated first, one without is passed as a plain dict, lists item
+  by item; the keywords the calling code passes win over the config's (``supplied``).
+- There is no ``_partial_``, ``_args_``, ``_recursive_`` or ``_convert_``: such a key is
+  passed on as a keyword like any other (a TypeError unless the callable takes ``**``).
+  Only ``raise_on_missing_attr``, ``_raw_config`` and (0.3.0 on) ``_original_strings``
+  are never passed; they are ConfigNode's own attributes.
+
+How the recipes use them (read in the releases' recipes; for whoever writes the rules):
+
+- ``sections``: ``step_scheduler`` and ``checkpoint`` are spread into their class
+  (``StepScheduler(**kwargs)``): an unknown key is a TypeError at startup. From 0.3.0,
+  ``distributed:`` goes through ``parse_distributed_section``: it pops the mesh sizes,
+  ``pipeline``, ``moe``, ``activation_checkpointing`` and drops ``_target_`` (so
+  ``distributed._target_: ...FSDP2Manager`` is still resolved at load but never built);
+  the rest goes to the class ``strategy:`` picks, and an unknown key is a ValueError at
+  startup. ``section(recipe, ...)`` takes the recipe's path (what ``recipe()``
+  returns), or None when the file names none. Sections read key by key (``dist_env``,
+  ``packed_sequence``, the diffusion recipe's ``step_scheduler``) ignore unknown keys
+  and are not listed. Some ``_target_`` sections are never built by any recipe: no
+  release's recipes read ``rng:`` (they make their own ``StatefulRNG`` from ``seed``),
+  so a wrong keyword there does not stop a job (its ``_target_`` is still resolved).
+- A ``collate_fn`` given as a ``_target_`` mapping is called later with the batch
+  (``batch=`` to 0.5.0, positionally from 0.6.0): ``supplied`` lists ``batch``, and
+  ``dataset`` (every release gives the data loader its dataset).
+- From 0.6.0 the recipes that read their config through ``recipes/_typed_config.py``
+  (train_ft among them) build ``dataloader:`` and ``validation_dataloader:``
+  themselves: ``_target_`` must be torch's ``DataLoader`` or torchdata's
+  ``StatefulDataLoader``, and only ``collate_fn``, ``dataloader_type`` and the fields of
+  its ``config_fields`` set are accepted (a TypeError otherwise). This is not in the
+  tables yet: the keys are checked against the loader's own signature.
+- Only what a package's ``__init__`` re-exports is an alias: a name a module merely
+  imports (``nemo_automodel.recipes.llm.train_ft.StepScheduler``) resolves in Python but
+  is not listed (listing every import would double the table).
+
 ``thirdparty.json`` has the same shape (no recipes or sections) for the libraries the
-recipes name: it is merged into every release's table.
+recipes name: it is merged into every release's table. It lists ``torch.optim`` and
+``torch.utils.data`` whole (``covers``), ``torch.distributed.fsdp``, torchdata's
+``stateful_dataloader``, and transformers' ``Auto*`` classes and the model configs and
+processors the corpus names. Other libraries (transformer_engine, flashoptim, dion) are
+not listed: a target there is not guessed at.
 """
 
 from __future__ import annotations
@@ -54,10 +129,22 @@ class Signature:
 
 @dataclass(frozen=True)
 class SectionBuild:
-    """A section a recipe builds without ``_target_`` (``step_scheduler`` -> StepScheduler)."""
+    """A section a recipe builds without ``_target_`` (``step_scheduler`` -> StepScheduler).
+
+    ``choose``: the key whose value picks the class (``distributed.strategy``: ``choices``
+    maps each value to its class, ``target`` is the class of ``default``)."""
 
     target: str
     supplied: frozenset[str]
+    choose: str | None = None
+    default: str | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def target_for(self, value: object) -> str | None:
+        """The class the ``choose`` key's ``value`` picks (None: a value AutoModel refuses)."""
+        if self.choose is None or value is None:
+            return self.target
+        return dict(self.choices).get(str(value))
 
 
 def parse_signature(target: str, text: str) -> Signature:
@@ -81,16 +168,25 @@ class Table:
     callables: dict[str, str]
     aliases: dict[str, str]
     recipes: dict[str, str]
-    sections: dict[str, dict[str, dict[str, str]]]
+    sections: dict[str, dict[str, dict[str, Any]]]
     supplied: frozenset[str]
+    open: frozenset[str] = frozenset()
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
 
     def resolve(self, target: str) -> str | None:
-        """The defining path of ``target`` (itself, or what a re-export names), if listed."""
+        """The defining path of ``target`` (itself, or what a re-export names), if listed;
+        ``Alias.method`` resolves through the alias of its class."""
         seen = 0
         while target not in self.callables and target in self.aliases and seen < 8:
             target, seen = self.aliases[target], seen + 1
-        return target if target in self.callables else None
+        if target in self.callables:
+            return target
+        owner, _, attribute = target.rpartition(".")
+        if owner and owner in self.aliases:
+            where = self.resolve(owner)
+            if where is not None and f"{where}.{attribute}" in self.callables:
+                return f"{where}.{attribute}"
+        return None
 
     def signature(self, target: str) -> Signature | None:
         where = self.resolve(target)
@@ -103,7 +199,15 @@ class Table:
     def covered(self, target: str) -> bool:
         """Whether ``target`` lies in a package the table lists completely: a name there
         that the table does not have does not exist in this release."""
-        return any(target == p or target.startswith(p + ".") for p in self.covers)
+        if not any(target == p or target.startswith(p + ".") for p in self.covers):
+            return False
+        parts = target.split(".")
+        owners = (".".join(parts[:n]) for n in range(1, len(parts)))
+        return not any(self._open(owner) for owner in owners)
+
+    def _open(self, owner: str) -> bool:
+        """Whether ``owner`` (or the class an alias names) has a base outside the table."""
+        return owner in self.open or self.aliases.get(owner, "") in self.open
 
     def suggest(self, target: str) -> str | None:
         """The listed name closest to a mistyped ``target``, if one is close enough."""
@@ -123,10 +227,20 @@ class Table:
         return matches[0] if len(matches) == 1 else None
 
     def section(self, recipe: str | None, name: str) -> SectionBuild | None:
-        for key in (recipe, "*"):
-            built = self.sections.get(key or "*", {}).get(name)
+        for key in (recipe, "*") if recipe else ("*",):
+            group = self.sections.get(key, {})
+            if name not in group:
+                continue
+            built = group[name]
             if built is not None:
-                return SectionBuild(built["target"], frozenset(built.get("supplied", "").split()))
+                return SectionBuild(
+                    built["target"],
+                    frozenset(built.get("supplied", "").split()),
+                    choose=built.get("choose"),
+                    default=built.get("default"),
+                    choices=tuple(sorted(built.get("choices", {}).items())),
+                )
+            return None  # this recipe reads the section key by key: others are ignored
         return None
 
 
@@ -152,4 +266,5 @@ def load(version: str) -> Table:
         recipes=dict(own.get("recipes", {})),
         sections=dict(own.get("sections", {})),
         supplied=frozenset(own.get("supplied", "").split()),
+        open=frozenset((*own.get("open", ()), *other.get("open", ()))),
     )
