@@ -232,6 +232,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a path the job writes to under no container mount: lost when the job ends",
     ),
     "placeholder-value": (Severity.WARNING, "a placeholder copied from documentation"),
+    # the recipe as the AutoModel release that runs it builds it
+    "unknown-argument": (Severity.ERROR, "a key the callable AutoModel builds does not take"),
+    "missing-argument": (Severity.ERROR, "an argument the callable needs and nothing gives"),
+    "unknown-target": (Severity.ERROR, "a _target_ the AutoModel release cannot import"),
+    "unknown-recipe": (Severity.ERROR, "a recipe: name the AutoModel release has no recipe for"),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
     # live preflight against the cluster (validate --cluster, submit)

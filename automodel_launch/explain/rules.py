@@ -117,7 +117,8 @@ FILE_LEVEL = frozenset(
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
-     "tab-not-space", "key-not-text", "placeholder-value"}
+     "tab-not-space", "key-not-text", "placeholder-value",
+     "unknown-argument", "missing-argument", "unknown-target", "unknown-recipe"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

@@ -15,6 +15,7 @@ from automodel_launch.rules.automodel_launchers import k8s_rules, nemo_run_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
 from automodel_launch.rules.placeholders import placeholders
+from automodel_launch.rules.recipe_calls import recipe_calls
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
@@ -35,6 +36,7 @@ RULES: tuple[Rule, ...] = (
     launch.recipe_secrets,
     launch.comment_secrets,
     unmounted_paths,
+    recipe_calls,
     placeholders,
     report_traps,
 )

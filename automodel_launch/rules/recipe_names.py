@@ -1,0 +1,107 @@
+"""Names a recipe gives AutoModel, looked up in one release's signature table.
+
+A ``_target_`` is imported by AutoModel's config loader as it reads the file (the longest
+importable module prefix, then attributes), so a name the release does not have stops the
+job before the first step. Only names inside a package the table lists completely
+(:meth:`Table.covered`) can be called missing; user code and other libraries are not guessed
+at, except a path that is a listed callable's abbreviation (``masked_ce.MaskedCrossEntropy``)
+with no module of that name beside the config.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from automodel_launch.automodel.table import Signature, Table
+
+_CLOSE = 0.6
+_CLOSE_KEYWORD = 0.75
+"""Argument names are short: a looser match suggests unrelated ones (``max_steps`` for
+``grad_acc_steps``)."""
+
+
+def signature(table: Table, target: str) -> Signature | None:
+    """The signature of ``target``, also when only a prefix is a re-export
+    (``nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained``)."""
+    found = table.signature(target)
+    if found is not None:
+        return found
+    parts = target.split(".")
+    for end in range(len(parts) - 1, 1, -1):
+        head = ".".join(parts[:end])
+        where = table.resolve(head) or table.aliases.get(head)
+        if where is not None and where != head:
+            return table.signature(".".join([where, *parts[end:]]))
+    return None
+
+
+def suggest_target(table: Table, target: str) -> str | None:
+    """The listed name a mistyped ``target`` most likely meant: the closest one with the
+    same last part, else the closest name overall."""
+    names = [*table.callables, *table.aliases]
+    tail = target.rsplit(".", 1)[-1]
+    same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
+    if same_tail:
+        return max(same_tail, key=lambda n: (_ratio(n, target), -len(n)))
+    lowered = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(target.lower(), list(lowered), n=1, cutoff=_CLOSE)
+    return lowered[close[0]] if close else None
+
+
+def abbreviation(table: Table, target: str, places: tuple[Path, ...]) -> str | None:
+    """The full path of a listed callable that ``target`` shortens (``masked_ce.X`` for
+    ``nemo_automodel.components.loss.masked_ce.X``, or a close misspelling of ``X`` in that
+    module), when no module named like its first part sits in ``places``."""
+    parts = target.split(".")
+    if len(parts) < 2 or any(not p.isidentifier() for p in parts):
+        return None
+    if _top_level(table, parts[0]) or any(_module_in(place, parts[0]) for place in places):
+        return None
+    names = [*table.callables, *table.aliases]
+    suffix = "." + target
+    exact = [n for n in names if n.endswith(suffix)]
+    if exact:
+        return min(exact, key=len)
+    module = "." + ".".join(parts[:-1])
+    inside = {n.rsplit(".", 1)[-1]: n for n in names if n.rsplit(".", 1)[0].endswith(module)}
+    close = difflib.get_close_matches(parts[-1], list(inside), n=1, cutoff=_CLOSE)
+    return inside[close[0]] if close else None
+
+
+def suggest_recipe(table: Table, name: str) -> str | None:
+    """The recipe a mistyped ``recipe:`` value most likely meant, written the same way
+    (a bare class name for a bare name, a path for a path)."""
+    if "." not in name:
+        bare = sorted(set(table.recipes.values()))
+        close = difflib.get_close_matches(name, bare, n=1, cutoff=_CLOSE)
+        return close[0] if close else None
+    tail = name.rsplit(".", 1)[-1]
+    same_tail = [path for path, bare in table.recipes.items() if bare == tail]
+    if same_tail:
+        return max(same_tail, key=lambda n: _ratio(n, name))
+    close = difflib.get_close_matches(name, sorted(table.recipes), n=1, cutoff=_CLOSE)
+    return close[0] if close else None
+
+
+def suggest_keyword(keyword: str, names: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(keyword, names, n=1, cutoff=_CLOSE_KEYWORD)
+    return close[0] if close else None
+
+
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+
+
+def _top_level(table: Table, head: str) -> bool:
+    """Whether ``head`` is a package the table knows (``torch``, ``nemo_automodel``)."""
+    prefix = head + "."
+    return any(p == head or p.startswith(prefix) for p in table.covers) or any(
+        n.startswith(prefix) for n in table.callables
+    )
+
+
+def _module_in(place: Path, head: str) -> bool:
+    return (place / f"{head}.py").is_file() or (place / head).is_dir()

@@ -1,0 +1,339 @@
+"""The recipe checked against the signatures of the release that runs it, on a small table
+built here (the shipped tables are exercised by test_recipe_calls_tables.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.automodel import table as tables
+from automodel_launch.automodel.table import Table
+from automodel_launch.validation import validate_path
+from tests.conftest import Validate, brief, offline_settings
+
+SCHEDULER = "nemo_automodel.components.training.step_scheduler.StepScheduler"
+AUTO_MODEL = "nemo_automodel._transformers.auto_model.NeMoAutoModelForCausalLM"
+SQUAD = "nemo_automodel.components.datasets.llm.squad.make_squad_dataset"
+MASKED_CE = "nemo_automodel.components.loss.masked_ce.MaskedCrossEntropy"
+COLLATER = "nemo_automodel.components.datasets.utils.default_collater"
+DIST = "nemo_automodel.components.distributed.config"
+FT = "nemo_automodel.recipes.llm.train_ft.TrainFinetuneRecipeForNextTokenPrediction"
+KD = "nemo_automodel.recipes.llm.kd.KnowledgeDistillationRecipeForNextTokenPrediction"
+
+
+def small_table(version: str) -> Table:
+    return Table(
+        version=version,
+        covers=("nemo_automodel",),
+        callables={
+            "torch.optim.adam.Adam": "params! lr betas eps weight_decay amsgrad",
+            SCHEDULER: "global_batch_size! local_batch_size! dp_size! dataloader! "
+            "ckpt_every_steps val_every_steps num_epochs max_steps",
+            f"{AUTO_MODEL}.from_pretrained": "pretrained_model_name_or_path! **",
+            SQUAD: "tokenizer! dataset_name split seq_length limit_dataset_samples",
+            MASKED_CE: "fp32_upcast ignore_index reduction",
+            COLLATER: "batch! pad_seq_len_divisible",
+            "torchdata.stateful_dataloader.StatefulDataLoader": "dataset! batch_size shuffle "
+            "collate_fn num_workers",
+            f"{DIST}.FSDP2Config": "dp_size tp_size cp_size",
+            f"{DIST}.KDConfig": "teacher! dp_size",
+        },
+        aliases={
+            "torch.optim.Adam": "torch.optim.adam.Adam",
+            "nemo_automodel.NeMoAutoModelForCausalLM": AUTO_MODEL,
+        },
+        recipes={FT: "TrainFinetuneRecipeForNextTokenPrediction", KD: KD.rsplit(".", 1)[-1]},
+        sections={
+            "*": {
+                "step_scheduler": {"target": SCHEDULER, "supplied": "dp_size dataloader"},
+                "distributed": {"target": f"{DIST}.FSDP2Config"},
+            },
+            KD: {"distributed": {"target": f"{DIST}.KDConfig"}},
+        },
+        supplied=frozenset({"tokenizer", "params", "model"}),
+    )
+
+
+@pytest.fixture(autouse=True)
+def _small_tables(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    loaded: list[str] = []
+
+    def load(version: str) -> Table:
+        loaded.append(version)
+        return small_table(version)
+
+    monkeypatch.setattr(tables, "load", load)
+    return loaded
+
+
+def test_a_keyword_the_callable_does_not_take_is_an_error_at_its_key(validate: Validate) -> None:
+    diags = validate("""\
+        optimizer:
+          _target_: torch.optim.Adam
+          lr: 1.0e-5
+          weight_decy: 0.01
+        """)
+    assert brief(diags) == ["4:3 error[unknown-argument] optimizer.weight_decy"]
+    assert diags[0].message == (
+        "torch.optim.Adam takes no argument 'weight_decy' in AutoModel 0.7.0: the job stops "
+        "at startup with a TypeError"
+    )
+    assert diags[0].hint == "did you mean 'weight_decay'?"
+
+
+def test_the_message_names_the_release_checked_against(
+    validate: Validate, _small_tables: list[str]
+) -> None:
+    diags = validate("optimizer:\n  _target_: torch.optim.Adam\n  weight_decy: 0\n",
+                     automodel_version="0.5.0")  # fmt: skip
+    assert "in AutoModel 0.5.0:" in diags[0].message
+    assert _small_tables == ["0.5.0"]
+
+
+def test_a_section_built_without_target_is_checked_against_its_builder(
+    validate: Validate,
+) -> None:
+    diags = validate("""\
+        step_scheduler:
+          global_batch_size: 32
+          local_batch_size: 4
+          grad_acc_steps: 8
+        """)
+    assert brief(diags) == ["4:3 error[unknown-argument] step_scheduler.grad_acc_steps"]
+    assert diags[0].message.startswith(
+        "step_scheduler (built as StepScheduler) takes no argument 'grad_acc_steps' in "
+        "AutoModel 0.7.0"
+    )
+    assert diags[0].hint == (
+        "remove it: AutoModel accumulates global_batch_size / (local_batch_size x dp_size) "
+        "micro-batches per step"
+    )
+
+
+def test_a_keyword_with_nothing_close_lists_what_the_callable_takes(validate: Validate) -> None:
+    (diag,) = validate("step_scheduler:\n  global_batch_size: 8\n  local_batch_size: 1\n"
+                       "  warmup: 3\n")  # fmt: skip
+    assert diag.hint == (
+        "StepScheduler takes: global_batch_size, local_batch_size, dp_size, dataloader, "
+        "ckpt_every_steps, val_every_steps, num_epochs, max_steps"
+    )
+
+
+def test_a_required_argument_nobody_gives_is_an_error(validate: Validate) -> None:
+    diags = validate("""\
+        step_scheduler:
+          local_batch_size: 4
+        model:
+          _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
+          torch_dtype: bfloat16
+        """)
+    assert brief(diags) == [
+        "1:1 error[missing-argument] step_scheduler",
+        "4:3 error[missing-argument] model._target_",
+    ]
+    assert diags[0].message == (
+        "step_scheduler (built as StepScheduler) needs the argument 'global_batch_size' in "
+        "AutoModel 0.7.0, and neither step_scheduler nor AutoModel gives it: the job stops at "
+        "startup with a TypeError"
+    )
+    assert diags[0].hint == "add global_batch_size: <value> under step_scheduler"
+    assert "needs the argument 'pretrained_model_name_or_path'" in diags[1].message
+
+
+def test_what_autoModel_supplies_and_var_keyword_accept_anything(validate: Validate) -> None:
+    assert (
+        validate("""\
+        dataset:
+          _target_: nemo_automodel.components.datasets.llm.squad.make_squad_dataset
+          dataset_name: rajpurkar/squad
+        model:
+          _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
+          pretrained_model_name_or_path: meta-llama/Llama-3.2-1B
+          anything_at_all: 1
+        optimizer:
+          _target_: torch.optim.Adam
+          lr: ${oc.env:LR,1e-5}
+        """)
+        == []
+    )
+
+
+def test_nested_and_listed_targets_are_checked_where_they_sit(validate: Validate) -> None:
+    diags = validate("""\
+        dataloader:
+          _target_: torchdata.stateful_dataloader.StatefulDataLoader
+          shuffle: true
+          collate_fn:
+            _target_: nemo_automodel.components.datasets.utils.default_collater
+            pad_seq_len_divisble: 16
+        callbacks:
+          - _target_: torch.optim.Adam
+            lr: 1
+          - _target_: torch.optim.Adam
+            lrr: 1
+        """)
+    # the collate function is called later with the batch: no missing 'batch'; the data
+    # loader's dataset is what the recipe builds: given by AutoModel's own call
+    assert brief(diags) == [
+        "2:3 error[missing-argument] dataloader._target_",
+        "6:5 error[unknown-argument] dataloader.collate_fn.pad_seq_len_divisble",
+        "11:5 error[unknown-argument] callbacks[1].lrr",
+    ]
+    assert diags[1].hint == "did you mean 'pad_seq_len_divisible'?"
+
+
+def test_a_target_the_release_does_not_have_gets_did_you_mean(validate: Validate) -> None:
+    diags = validate("""\
+        model:
+          _target_: nemo_automodel.NeMoAutoModelForCausalLm.from_pretrained
+          pretrained_model_name_or_path: x
+        loss_fn:
+          _target_: nemo_automodel.components.loss.masked_ce.MaskedCrossEntropyLoss
+        """)
+    assert brief(diags) == [
+        "2:13 error[unknown-target] model._target_",
+        "5:13 error[unknown-target] loss_fn._target_",
+    ]
+    assert diags[0].message == (
+        "AutoModel 0.7.0 has no 'nemo_automodel.NeMoAutoModelForCausalLm.from_pretrained': the "
+        "job stops at startup with an ImportError"
+    )
+    assert diags[0].hint == f"did you mean '{AUTO_MODEL}.from_pretrained'?"
+    assert diags[1].hint == f"did you mean '{MASKED_CE}'?"
+
+
+def test_an_abbreviated_path_gets_the_full_one(validate: Validate) -> None:
+    diags = validate("""\
+        loss_fn:
+          _target_: masked_ce.MaskedCrossEntropyLoss
+        other_loss:
+          _target_: masked_ce.MaskedCrossEntropy
+        """)
+    assert brief(diags) == [
+        "2:13 error[unknown-target] loss_fn._target_",
+        "4:13 error[unknown-target] other_loss._target_",
+    ]
+    assert diags[0].message == (
+        "'masked_ce.MaskedCrossEntropyLoss' cannot be imported: there is no module 'masked_ce' "
+        f"beside the config or in the working directory; AutoModel 0.7.0 has it as '{MASKED_CE}'"
+    )
+    assert diags[0].hint == f"write the full path: {MASKED_CE}"
+
+
+@pytest.mark.parametrize("module", ["masked_ce.py", "masked_ce/__init__.py"])
+def test_a_module_beside_the_config_is_the_users_own(tmp_path: Path, module: str) -> None:
+    config = tmp_path / "recipe.yaml"
+    config.write_text("loss_fn:\n  _target_: masked_ce.MaskedCrossEntropy\n  anything: 1\n")
+    assert brief(validate_path(config, offline_settings()).diagnostics) == [
+        "2:13 error[unknown-target] loss_fn._target_"
+    ]
+    (tmp_path / module).parent.mkdir(exist_ok=True)
+    (tmp_path / module).write_text("class MaskedCrossEntropy: ...\n")
+    assert validate_path(config, offline_settings()).diagnostics == []
+
+
+def test_a_module_in_the_working_directory_is_the_users_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validate: Validate
+) -> None:
+    (tmp_path / "masked_ce.py").write_text("class MaskedCrossEntropy: ...\n")
+    monkeypatch.chdir(tmp_path)
+    assert validate("loss_fn:\n  _target_: masked_ce.MaskedCrossEntropy\n") == []
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "flashoptim.FlashAdamW",  # another library: not guessed at
+        "my_losses.Focal",  # user code, nothing listed is called that
+        "torch.optim.SGD",  # torch is not covered by this table
+        "${oc.env:LOSS}",  # a value, resolved when the job starts
+        "losses/focal.py:Focal",  # AutoModel's file form
+        "nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained",
+    ],
+)
+def test_targets_outside_the_table_are_not_guessed_at(validate: Validate, target: str) -> None:
+    assert validate(f"thing:\n  _target_: '{target}'\n  no_such_argument: 1\n  "
+                    "pretrained_model_name_or_path: x\n") == []  # fmt: skip
+
+
+def test_a_fn_key_names_something_imported_as_the_file_is_read(validate: Validate) -> None:
+    diags = validate("""\
+        dataloader:
+          collate_fn: nemo_automodel.components.datasets.utils.default_collator
+        other:
+          collate_fn: nemo_automodel.components.datasets.utils.default_collater
+          parallelize_fn: my_code.parallelize
+        """)
+    assert brief(diags) == ["2:15 error[unknown-target] dataloader.collate_fn"]
+    assert diags[0].hint == (
+        "did you mean 'nemo_automodel.components.datasets.utils.default_collater'?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("recipe", "hint"),
+    [
+        ("TrainFinetuneRecipeForNextTokenPredictio", "TrainFinetuneRecipeForNextTokenPrediction"),
+        ("nemo_automodel.recipes.llm.train.TrainFinetuneRecipeForNextTokenPrediction", FT),
+        ("{_target_: TrainFinetuneRecipeForNextTokenPredictio}",
+         "TrainFinetuneRecipeForNextTokenPrediction"),
+    ],
+)  # fmt: skip
+def test_a_recipe_the_release_does_not_have(validate: Validate, recipe: str, hint: str) -> None:
+    diags = validate(f"recipe: {recipe}\n")
+    assert [d.code for d in diags] == ["unknown-recipe"]
+    assert diags[0].line == 1
+    assert diags[0].message.startswith("AutoModel 0.7.0 has no recipe '")
+    assert diags[0].hint == f"did you mean '{hint}'?"
+
+
+def test_an_unknown_recipe_with_nothing_close_lists_the_recipes(validate: Validate) -> None:
+    (diag,) = validate("recipe: Pretrain\n")
+    assert diag.hint == (
+        "recipes: KnowledgeDistillationRecipeForNextTokenPrediction, "
+        "TrainFinetuneRecipeForNextTokenPrediction"
+    )
+
+
+@pytest.mark.parametrize(
+    ("recipe", "version"),
+    [
+        ("TrainFinetuneRecipeForNextTokenPrediction", "0.7.0"),
+        (FT, "0.7.0"),
+        (f"{{_target_: {FT}}}", "0.7.0"),
+        ("my_recipes.train.MyRecipe", "0.7.0"),  # the user's own class
+        ("NoSuchRecipe", "0.3.0"),  # that release's CLI does not read recipe:
+        ("${RECIPE}", "0.7.0"),
+    ],
+)
+def test_recipes_that_are_fine(validate: Validate, recipe: str, version: str) -> None:
+    assert validate(f"recipe: {recipe}\n", automodel_version=version) == []
+
+
+def test_the_recipe_picks_the_sections_it_builds(validate: Validate) -> None:
+    text = "recipe: {recipe}\ndistributed:\n  dp_size: 2\n"
+    assert validate(text.format(recipe="TrainFinetuneRecipeForNextTokenPrediction")) == []
+    diags = validate(text.format(recipe=KD))
+    assert brief(diags) == ["2:1 error[missing-argument] distributed"]
+    assert "distributed (built as KDConfig) needs the argument 'teacher'" in diags[0].message
+
+
+def test_the_table_is_not_loaded_without_a_recipe_section(
+    validate: Validate, _small_tables: list[str]
+) -> None:
+    assert validate("slurm:\n  nodes: 1\n  time: '1:00:00'\nseed: 3\n") == []
+    assert _small_tables == []
+    validate("step_scheduler:\n  global_batch_size: 8\n  local_batch_size: 1\n")
+    assert _small_tables == ["0.7.0"]
+
+
+def test_launcher_sections_are_not_recipe_calls(validate: Validate) -> None:
+    diags = validate("""\
+        slurm:
+          nodes: 1
+          time: '1:00:00'
+          env_vars:
+            _target_: nemo_automodel.NoSuch
+        """)
+    assert "unknown-target" not in [d.code for d in diags]
