@@ -8,7 +8,10 @@ Format (``"format": 1``)::
       "format": 1,
       "version": "0.7.0",
       "source": "nemo_automodel-0.7.0-py3-none-any.whl sha256:...",
+      "digest": "...",                          # sha256 of the rest: hand edits show
       "covers": ["nemo_automodel"],             # packages whose every callable is listed
+      "open": ["pkg.mod.Cls"],                  # classes with a base outside the table:
+                                                # ``Cls.anything`` may exist, never guessed at
       "callables": {"pkg.mod.Name": "a! b c **"},   # keyword parameters, in order:
                                                 # NAME! required, NAME optional, ** any keyword
       "aliases": {"pkg.Name": "pkg.mod.Name"},  # re-exports -> where the callable is defined
@@ -19,6 +22,39 @@ Format (``"format": 1``)::
                                                 # ("*" = every recipe, else a recipe path)
       "supplied": "tokenizer model"             # keywords AutoModel passes itself
     }
+
+``main.json`` also records ``"extractor"``, the digest of the script that made it, and its
+``source`` names the main-branch commit and the tree of ``nemo_automodel/`` it was read from.
+
+What is listed: a class's entry is the ``__init__`` it runs (its own, a dataclass's or
+pydantic model's fields, else an in-package base's); a class whose ``__init__`` comes from
+a base outside the package takes ``**``; positional-only parameters and ``*args`` are
+left out (a config key cannot fill them). Classmethods and staticmethods are listed as
+``pkg.mod.Cls.method``, inherited ones included; ``resolve`` follows an alias of the class
+(``nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained``). Recipes are what
+AutoModel's CLI finds (0.4.0 on): ``*Recipe*`` classes at the top of ``recipes/`` files
+whose name does not start with ``_``, ``BaseRecipe`` excepted; a bare ``recipe:`` name
+must match exactly one.
+
+What AutoModel's config loader does with a mapping (``components/config/loader.py``,
+``ConfigNode``; unchanged in substance from 0.1.0 to main):
+
+- ``_target_`` is the only key with a meaning of its own. Its value is resolved when the
+  file is loaded (not when the section is built): a dotted path imports the longest
+  importable module prefix and walks the rest as attributes (``pkg.mod.Cls.method``
+  works); 0.2.0 on also takes ``path/to/file.py:name`` (a file under the working
+  directory) and refuses an attribute part that starts with ``_`` or holds ``__``
+  unless ``NEMO_ENABLE_USER_MODULES=1``. 0.1.x falls back to loading a ``.py`` file from
+  ``sys.path``.
+- A key ending in ``_fn`` with a string value is resolved the same way and passed as the
+  callable itself, not called (``collate_fn: pkg.mod.fn``).
+- ``instantiate()`` passes every other key as a keyword argument: a nested mapping with
+  ``_target_`` is instantiated first, one without is passed as a plain dict, lists item
+  by item; the keywords the calling code passes win over the config's (``supplied``).
+- There is no ``_partial_``, ``_args_``, ``_recursive_`` or ``_convert_``: such a key is
+  passed on as a keyword like any other (a TypeError unless the callable takes ``**``).
+  Only ``raise_on_missing_attr``, ``_raw_config`` and (0.3.0 on) ``_original_strings``
+  are never passed; they are ConfigNode's own attributes.
 
 ``thirdparty.json`` has the same shape (no recipes or sections) for the libraries the
 recipes name: it is merged into every release's table.
@@ -83,14 +119,23 @@ class Table:
     recipes: dict[str, str]
     sections: dict[str, dict[str, dict[str, str]]]
     supplied: frozenset[str]
+    open: frozenset[str] = frozenset()
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
 
     def resolve(self, target: str) -> str | None:
-        """The defining path of ``target`` (itself, or what a re-export names), if listed."""
+        """The defining path of ``target`` (itself, or what a re-export names), if listed;
+        ``Alias.method`` resolves through the alias of its class."""
         seen = 0
         while target not in self.callables and target in self.aliases and seen < 8:
             target, seen = self.aliases[target], seen + 1
-        return target if target in self.callables else None
+        if target in self.callables:
+            return target
+        owner, _, attribute = target.rpartition(".")
+        if owner and owner in self.aliases:
+            where = self.resolve(owner)
+            if where is not None and f"{where}.{attribute}" in self.callables:
+                return f"{where}.{attribute}"
+        return None
 
     def signature(self, target: str) -> Signature | None:
         where = self.resolve(target)
@@ -103,7 +148,15 @@ class Table:
     def covered(self, target: str) -> bool:
         """Whether ``target`` lies in a package the table lists completely: a name there
         that the table does not have does not exist in this release."""
-        return any(target == p or target.startswith(p + ".") for p in self.covers)
+        if not any(target == p or target.startswith(p + ".") for p in self.covers):
+            return False
+        parts = target.split(".")
+        owners = (".".join(parts[:n]) for n in range(1, len(parts)))
+        return not any(self._open(owner) for owner in owners)
+
+    def _open(self, owner: str) -> bool:
+        """Whether ``owner`` (or the class an alias names) has a base outside the table."""
+        return owner in self.open or self.aliases.get(owner, "") in self.open
 
     def suggest(self, target: str) -> str | None:
         """The listed name closest to a mistyped ``target``, if one is close enough."""
@@ -152,4 +205,5 @@ def load(version: str) -> Table:
         recipes=dict(own.get("recipes", {})),
         sections=dict(own.get("sections", {})),
         supplied=frozenset(own.get("supplied", "").split()),
+        open=frozenset((*own.get("open", ()), *other.get("open", ()))),
     )

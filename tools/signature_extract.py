@@ -1,0 +1,401 @@
+"""The keyword signatures of a Python package's callables, read with ``ast`` (nothing imported).
+
+``Index`` holds a package's modules (name -> source); ``Index.table`` lists every public
+class and function a dotted ``_target_`` can name, with its keyword parameters in the
+text form of ``automodel_launch/automodel/table.py`` (``a! b c **``):
+
+- a function: its parameters; positional-only ones are left out (a keyword cannot fill
+  them), ``*args`` too, ``**kwargs`` is ``**``;
+- a class: the ``__init__`` it runs. Its own, else (a dataclass or pydantic model) its
+  fields, bases' fields first, ``ClassVar`` and ``field(init=False)`` left out; else the
+  first base in the package that has one, bases searched depth-first left to right.
+  A class whose ``__init__`` would come from a base outside the package accepts
+  anything (``**``): what that base takes is not read here. With no ``__init__``
+  anywhere (only ``object``/``ABC``/``Generic``/``Protocol`` bases) it takes nothing.
+  A pydantic model ignores unknown fields unless ``extra="forbid"``: ``**`` too;
+- ``Class.method`` for every public classmethod and staticmethod, inherited ones from
+  bases in the package included (``NeMoAutoModelForCausalLM.from_pretrained``);
+- a module-level ``name = functools.partial(...)``: ``**``.
+
+A class with a base outside the package is "open": ``Class.anything`` may exist
+(``PretrainedConfig.from_pretrained`` inherited from transformers) and is not guessed at.
+Aliases: what a package's ``__init__`` re-exports (``from .x import Y``, a lazy
+``{"Y": ("pkg.x", "Y")}`` map read by its module ``__getattr__``) and module-level
+``Y = X`` assignments, each mapped to where the callable is defined.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+INERT_BASES = frozenset(
+    {"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
+)
+PYDANTIC_BASES = frozenset({"BaseModel", "pydantic.BaseModel", "BaseSettings"})
+ANYTHING = "**"
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain (a subscript ``Generic[T]`` -> ``Generic``)."""
+    if isinstance(node, ast.Subscript):
+        return _dotted(node.value)
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
+
+
+def _decorators(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    names = set()
+    for deco in node.decorator_list:
+        name = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
+        if name is not None:
+            names.add(name.rsplit(".", 1)[-1])
+    return names
+
+
+def params_text(func: ast.FunctionDef | ast.AsyncFunctionDef, *, bound: bool) -> str:
+    """The keyword parameters of ``func`` (``bound``: its first parameter is self/cls)."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = list(zip(positional, defaults, strict=False))
+    if bound and pairs:
+        pairs = pairs[1:]
+    posonly = len(args.posonlyargs) - (1 if bound and args.posonlyargs else 0)
+    words = [a.arg + ("" if d is not None else "!") for a, d in pairs[max(posonly, 0) :]]
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+        words.append(arg.arg + ("" if default is not None else "!"))
+    if args.kwarg is not None:
+        words.append(ANYTHING)
+    return " ".join(words)
+
+
+@dataclass
+class Module:
+    name: str
+    tree: ast.Module
+    is_package: bool
+    bindings: dict[str, ast.stmt | str] = field(default_factory=dict)
+    lazy: dict[str, str] = field(default_factory=dict)
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module statements, those inside ``if``/``try``/``with`` blocks included."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            yield from _top_level(stmt.body)
+            for handler in stmt.handlers:
+                yield from _top_level(handler.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.With):
+            yield from _top_level(stmt.body)
+        else:
+            yield stmt
+
+
+class Index:
+    """A package's modules, parsed once; names resolved through its imports."""
+
+    def __init__(self, sources: Mapping[str, str], package: str) -> None:
+        """``sources``: path inside the distribution (``pkg/sub/mod.py``) -> text."""
+        self.package = package
+        self.modules: dict[str, Module] = {}
+        for path, text in sorted(sources.items()):
+            parts = path[: -len(".py")].split("/")
+            is_package = parts[-1] == "__init__"
+            name = ".".join(parts[:-1] if is_package else parts)
+            try:
+                tree = ast.parse(text, filename=path)
+            except SyntaxError:
+                continue
+            self.modules[name] = Module(name, tree, is_package)
+        for module in self.modules.values():
+            self._bind(module)
+
+    def inside(self, dotted: str) -> bool:
+        return dotted == self.package or dotted.startswith(self.package + ".")
+
+    def _absolute(self, module: Module, level: int, name: str | None) -> str:
+        if level == 0:
+            return name or ""
+        parts = module.name.split(".")
+        base = parts if module.is_package else parts[:-1]
+        base = base[: len(base) - (level - 1)] if level > 1 else base
+        return ".".join([*base, name] if name else base)
+
+    def _bind(self, module: Module) -> None:
+        for stmt in _top_level(module.tree.body):
+            if isinstance(stmt, ast.ImportFrom):
+                source = self._absolute(module, stmt.level, stmt.module)
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        module.bindings.setdefault(
+                            alias.asname or alias.name, f"{source}.{alias.name}"
+                        )
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    module.bindings.setdefault(local, (alias.asname and alias.name) or local)
+            elif isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                if "overload" not in _decorators(stmt):
+                    module.bindings[stmt.name] = stmt
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    if isinstance(target, ast.Name) and stmt.value is not None:
+                        module.bindings.setdefault(target.id, stmt)
+                        if isinstance(stmt.value, ast.Dict):
+                            self._lazy_map(module, stmt.value)
+
+    def _lazy_map(self, module: Module, mapping: ast.Dict) -> None:
+        """``{"Name": ("pkg.mod", "Name")}``: what a module ``__getattr__`` imports lazily."""
+        for key, value in zip(mapping.keys, mapping.values, strict=False):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                continue
+            if isinstance(value, ast.Tuple) and len(value.elts) == 2:
+                where, attr = value.elts
+                if (
+                    isinstance(where, ast.Constant)
+                    and isinstance(where.value, str)
+                    and isinstance(attr, ast.Constant)
+                    and isinstance(attr.value, str)
+                ):
+                    level = len(where.value) - len(where.value.lstrip("."))
+                    source = self._absolute(module, level, where.value.lstrip(".") or None)
+                    module.lazy[key.value] = f"{source}.{attr.value}"
+
+    def lookup(self, dotted: str, depth: int = 0) -> tuple[Module, ast.stmt] | str | None:
+        """Follow ``dotted`` to its definition: (module, node) in the package, the dotted
+        path outside it (a str), or None when it names nothing in the package."""
+        if depth > 20:
+            return None
+        if not self.inside(dotted):
+            return dotted
+        head, _, name = dotted.rpartition(".")
+        module = self.modules.get(head)
+        if module is None:
+            return None
+        bound = module.bindings.get(name)
+        if bound is None and name in module.lazy:
+            bound = module.lazy[name]
+        if bound is None:
+            return None
+        if isinstance(bound, str):
+            if bound in self.modules:
+                return None  # a module, not a callable
+            return self.lookup(bound, depth + 1)
+        if isinstance(bound, ast.Assign | ast.AnnAssign):
+            value = bound.value
+            target = _dotted(value) if value is not None else None
+            if target is not None:
+                return self.lookup(self._qualify(module, target), depth + 1)
+            return (module, bound)
+        return (module, bound)
+
+    def _qualify(self, module: Module, dotted: str) -> str:
+        """A name as written in ``module`` -> its absolute dotted path."""
+        head, _, rest = dotted.partition(".")
+        bound = module.bindings.get(head)
+        if isinstance(bound, str):
+            base = bound
+        elif bound is not None:
+            base = f"{module.name}.{head}"
+        else:
+            base = head
+        return f"{base}.{rest}" if rest else base
+
+    # ---- classes -------------------------------------------------------------
+
+    def bases(self, module: Module, cls: ast.ClassDef) -> Iterator[tuple[str, object]]:
+        """Each base: (its dotted name, (module, ClassDef) | "external" | "inert")."""
+        for base in cls.bases:
+            written = _dotted(base)
+            if written is None:
+                yield ("?", "external")
+                continue
+            if written in INERT_BASES or written.rsplit(".", 1)[-1] in INERT_BASES:
+                yield (written, "inert")
+                continue
+            found = self.lookup(self._qualify(module, written))
+            if isinstance(found, tuple) and isinstance(found[1], ast.ClassDef):
+                yield (written, found)
+            else:
+                yield (written, "external")
+
+    def is_dataclass(self, cls: ast.ClassDef) -> bool:
+        return "dataclass" in _decorators(cls)
+
+    def init_text(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> str:
+        own = next(
+            (
+                s
+                for s in cls.body
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        if own is not None:
+            return params_text(own, bound=True)
+        if depth > 20:
+            return ANYTHING
+        if self.is_dataclass(cls) or self._pydantic(module, cls):
+            return self._fields_text(module, cls)
+        for _, found in self.bases(module, cls):
+            if found == "inert":
+                continue
+            if found == "external":
+                return ANYTHING
+            assert isinstance(found, tuple)
+            base_module, base_cls = found
+            assert isinstance(base_cls, ast.ClassDef)
+            return self.init_text(base_module, base_cls, depth + 1)
+        return ""
+
+    def _pydantic(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> bool:
+        for written, found in self.bases(module, cls):
+            if written in PYDANTIC_BASES or written.rsplit(".", 1)[-1] in PYDANTIC_BASES:
+                return True
+            if isinstance(found, tuple) and depth < 20:
+                base_module, base_cls = found
+                assert isinstance(base_cls, ast.ClassDef)
+                if self._pydantic(base_module, base_cls, depth + 1):
+                    return True
+        return False
+
+    def _fields(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> dict[str, bool]:
+        """Field name -> required, bases' fields first (a redefinition keeps its place)."""
+        fields: dict[str, bool] = {}
+        if depth < 20:
+            for _, found in reversed(list(self.bases(module, cls))):
+                if isinstance(found, tuple):
+                    base_module, base_cls = found
+                    assert isinstance(base_cls, ast.ClassDef)
+                    fields.update(self._fields(base_module, base_cls, depth + 1))
+        for stmt in cls.body:
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            annotation = ast.unparse(stmt.annotation)
+            if "ClassVar" in annotation or annotation.endswith("KW_ONLY"):
+                continue
+            name, value = stmt.target.id, stmt.value
+            if isinstance(value, ast.Call) and (_dotted(value.func) or "").endswith("field"):
+                words = {k.arg: k.value for k in value.keywords}
+                init = words.get("init")
+                if isinstance(init, ast.Constant) and init.value is False:
+                    fields.pop(name, None)
+                    continue
+                fields[name] = not ({"default", "default_factory"} & set(words))
+            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").endswith("Field"):
+                words = {k.arg for k in value.keywords}
+                fields[name] = not value.args and not ({"default", "default_factory"} & words)
+            else:
+                fields[name] = value is None
+        return fields
+
+    def _fields_text(self, module: Module, cls: ast.ClassDef) -> str:
+        words = [
+            name + ("!" if required else "") for name, required in self._fields(module, cls).items()
+        ]
+        if self._pydantic(module, cls) and "forbid" not in ast.unparse(cls):
+            words.append(ANYTHING)
+        return " ".join(words)
+
+    def methods(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> dict[str, str]:
+        """Public classmethods/staticmethods, own first, then inherited from in-package bases."""
+        found: dict[str, str] = {}
+        for stmt in cls.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                kinds = _decorators(stmt) & {"classmethod", "staticmethod"}
+                if kinds and not stmt.name.startswith("_"):
+                    found.setdefault(stmt.name, params_text(stmt, bound="classmethod" in kinds))
+        if depth < 20:
+            for _, base in self.bases(module, cls):
+                if isinstance(base, tuple):
+                    base_module, base_cls = base
+                    assert isinstance(base_cls, ast.ClassDef)
+                    for name, text in self.methods(base_module, base_cls, depth + 1).items():
+                        found.setdefault(name, text)
+        return found
+
+    def is_open(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> bool:
+        """Whether a base outside the package (or unreadable) may add attributes."""
+        for _, base in self.bases(module, cls):
+            if base == "external":
+                return True
+            if isinstance(base, tuple) and depth < 20:
+                base_module, base_cls = base
+                assert isinstance(base_cls, ast.ClassDef)
+                if self.is_open(base_module, base_cls, depth + 1):
+                    return True
+        return False
+
+    # ---- the whole package ---------------------------------------------------
+
+    def table(
+        self, *, only: tuple[str, ...] = ()
+    ) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        """(callables, aliases, open classes) of the modules under ``only`` (all by default)."""
+        callables: dict[str, str] = {}
+        aliases: dict[str, str] = {}
+        opened: list[str] = []
+        for name, module in self.modules.items():
+            if only and not any(name == p or name.startswith(p + ".") for p in only):
+                continue
+            for stmt in _top_level(module.tree.body):
+                self._entry(module, stmt, callables, opened)
+            for local in sorted(set(module.bindings) | set(module.lazy)):
+                if local.startswith("_") or f"{name}.{local}" in callables:
+                    continue
+                bound = module.bindings.get(local) or module.lazy.get(local)
+                reexport = (isinstance(bound, str) and module.is_package) or local in module.lazy
+                assigned = isinstance(bound, ast.Assign | ast.AnnAssign)
+                if not (reexport or assigned):
+                    continue
+                found = self.lookup(f"{name}.{local}")
+                if isinstance(found, tuple):
+                    where = self._defined_at(*found)
+                    if where is not None and where != f"{name}.{local}":
+                        aliases[f"{name}.{local}"] = where
+        for alias, where in list(aliases.items()):
+            if where not in callables:
+                del aliases[alias]
+        return callables, aliases, sorted(set(opened))
+
+    def _defined_at(self, module: Module, node: ast.stmt) -> str | None:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            return f"{module.name}.{node.name}"
+        return None
+
+    def _entry(
+        self, module: Module, stmt: ast.stmt, callables: dict[str, str], opened: list[str]
+    ) -> None:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if not stmt.name.startswith("_") and module.bindings.get(stmt.name) is stmt:
+                callables[f"{module.name}.{stmt.name}"] = params_text(stmt, bound=False)
+        elif isinstance(stmt, ast.ClassDef):
+            if stmt.name.startswith("_") or module.bindings.get(stmt.name) is not stmt:
+                return
+            path = f"{module.name}.{stmt.name}"
+            callables[path] = self.init_text(module, stmt)
+            for method, text in self.methods(module, stmt).items():
+                callables[f"{path}.{method}"] = text
+            if self.is_open(module, stmt):
+                opened.append(path)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            func = _dotted(stmt.value.func)
+            for target in stmt.targets:
+                if (
+                    isinstance(target, ast.Name)
+                    and not target.id.startswith("_")
+                    and func is not None
+                    and self._qualify(module, func) == "functools.partial"
+                ):
+                    callables[f"{module.name}.{target.id}"] = ANYTHING
