@@ -132,18 +132,24 @@ def _check_section(check: _Check, mapping: dict[str, Any], loc: Loc) -> None:
     if built is None or sig is None:
         return
     who = f"{name} (built as {_short(built.target)})"
-    _check_keywords(check, mapping, loc, sig, who)
+    _check_keywords(check, mapping, loc, sig, who, read=built.supplied)
     supplied = built.supplied | check.table.supplied
     _check_required(check, mapping, loc, sig, who, supplied, loc)
 
 
 def _check_keywords(
-    check: _Check, mapping: dict[str, Any], loc: Loc, sig: Signature, who: str
+    check: _Check,
+    mapping: dict[str, Any],
+    loc: Loc,
+    sig: Signature,
+    who: str,
+    read: frozenset[str] = frozenset(),
 ) -> None:
+    """``read``: keys the recipe takes out of a section itself before building it."""
     if sig.var_keyword:
         return
     for key in mapping:
-        if not isinstance(key, str) or key == TARGET or sig.accepts(key):
+        if not isinstance(key, str) or key == TARGET or sig.accepts(key) or key in read:
             continue
         close = recipe_names.suggest_keyword(key, sig.names)
         hint = f"did you mean '{close}'?" if close else RETIRED.get(key) or _arguments(sig)

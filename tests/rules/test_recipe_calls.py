@@ -46,7 +46,10 @@ def small_table(version: str) -> Table:
         recipes={FT: "TrainFinetuneRecipeForNextTokenPrediction", KD: KD.rsplit(".", 1)[-1]},
         sections={
             "*": {
-                "step_scheduler": {"target": SCHEDULER, "supplied": "dp_size dataloader"},
+                "step_scheduler": {
+                    "target": SCHEDULER,
+                    "supplied": "dp_size dataloader restore_from",
+                },
                 "distributed": {"target": f"{DIST}.FSDP2Config"},
             },
             KD: {"distributed": {"target": f"{DIST}.KDConfig"}},
@@ -118,6 +121,11 @@ def test_a_keyword_with_nothing_close_lists_what_the_callable_takes(validate: Va
         "StepScheduler takes: global_batch_size, local_batch_size, dp_size, dataloader, "
         "ckpt_every_steps, val_every_steps, num_epochs, max_steps"
     )
+
+
+def test_a_key_the_recipe_reads_itself_is_no_argument(validate: Validate) -> None:
+    assert validate("step_scheduler:\n  global_batch_size: 8\n  local_batch_size: 1\n"
+                    "  restore_from: /ckpt\n") == []  # fmt: skip
 
 
 def test_a_required_argument_nobody_gives_is_an_error(validate: Validate) -> None:
