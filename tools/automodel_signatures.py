@@ -17,8 +17,8 @@ What the AutoModel tables hold beyond the callables (see table.py's docstring):
   ast does not follow: a dict merged into ``**kwargs``, a typed config view); the
   keywords the recipe supplies are found by ast around each call of the target: its
   keywords, the string keys of the ``**`` dict it receives, keys the function pops.
-  ``distributed`` (its keys go to the class its ``strategy:`` value picks),
-  ``dist_env`` and ``packed_sequence`` (read key by key, the rest ignored) are left out.
+  ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
+  ``packed_sequence`` (read key by key, the rest ignored) are left out.
 - ``supplied``: keywords of every ``.instantiate(...)``/``.instantiate_path(...)`` call,
   and of every call of a configured value (a local name or ``self`` attribute holding a
   resolved ``_target_``, called with ``**kwargs``: ``self.factory(tokenizer=..., **kw)``).
@@ -231,8 +231,15 @@ def _supplied_around(func: ast.FunctionDef, call: ast.Call, *, pops: bool = True
     return found
 
 
-def section_builds(index: Index, callables: dict[str, str]) -> dict[str, dict[str, str]]:
-    built: dict[str, dict[str, str]] = {}
+def section_builds(
+    index: Index, callables: dict[str, str], recipes: dict[str, str]
+) -> dict[str, dict[str, dict[str, object] | None]]:
+    """``{"*": {section: build}}``, and ``{recipe: {section: None}}`` for a recipe whose
+    module calls the section's class only with explicit keywords (``StepScheduler(
+    global_batch_size=cfg.step_scheduler.global_batch_size, ...)``): it reads the keys it
+    knows and ignores the others, so its sections are not checked key by key."""
+    built: dict[str, dict[str, object] | None] = {}
+    explicit_only: dict[str, set[str]] = {}  # module -> sections it builds key by key
     for section, candidates in SECTION_TARGETS.items():
         target = next((c for c in candidates if c in callables), None)
         if target is None:
@@ -240,12 +247,85 @@ def section_builds(index: Index, callables: dict[str, str]) -> dict[str, dict[st
         name = target.rsplit(".", 1)[-1]
         supplied: set[str] = set()
         for module in index.modules.values():
+            spreads: list[bool] = []
             for _, func in _functions(module.tree):
                 for call in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
                     if (_dotted(call.func) or "").rsplit(".", 1)[-1] == name:
                         supplied |= _supplied_around(func, call)
+                        spreads.append(any(k.arg is None for k in call.keywords))
+            if spreads and not any(spreads):
+                explicit_only.setdefault(module.name, set()).add(section)
         built[section] = {"target": target, "supplied": " ".join(sorted(supplied))}
-    return built
+    distributed = distributed_build(index)
+    if distributed is not None:
+        built["distributed"] = distributed
+    sections: dict[str, dict[str, dict[str, object] | None]] = {"*": built}
+    for recipe in recipes:
+        for section in sorted(explicit_only.get(recipe.rpartition(".")[0], ())):
+            sections.setdefault(recipe, {})[section] = None
+    return sections
+
+
+def _module_dicts(module_tree: ast.Module) -> dict[str, ast.Dict]:
+    found: dict[str, ast.Dict] = {}
+    for stmt in _top_level(module_tree.body):
+        target = stmt.target if isinstance(stmt, ast.AnnAssign) else None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        value = getattr(stmt, "value", None)
+        if isinstance(target, ast.Name) and isinstance(value, ast.Dict):
+            found[target.id] = value
+    return found
+
+
+def distributed_build(index: Index) -> dict[str, object] | None:
+    """``distributed:`` (0.3.0 on): ``parse_distributed_section`` pops the mesh sizes and
+    sub-sections, drops ``_target_``, and passes the rest to the class its ``strategy:``
+    picks from ``STRATEGY_MAP`` (``fsdp2`` when absent)."""
+    choices: dict[str, str] = {}
+    parse: tuple[object, ast.FunctionDef] | None = None
+    for module in index.modules.values():
+        dicts = _module_dicts(module.tree)
+        for name in ("STRATEGY_MAP", "_STRATEGY_MAP"):
+            mapping = dicts.get(name)
+            for key, value in zip(mapping.keys, mapping.values, strict=False) if mapping else ():
+                found = index.lookup(index._qualify(module, _dotted(value) or "?"))
+                if isinstance(key, ast.Constant) and isinstance(found, tuple):
+                    choices[str(key.value)] = f"{found[0].name}.{getattr(found[1], 'name', '')}"
+        for _, func in _functions(module.tree):
+            if func.name == "parse_distributed_section":
+                parse = (module, func)
+    if parse is None or not choices:
+        return None
+    module, func = parse
+    dicts = _module_dicts(module.tree)  # type: ignore[attr-defined]
+    supplied: set[str] = set()
+    default = "fsdp2"
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            first = node.args[0]
+            if node.func.attr == "pop" and isinstance(first, ast.Constant):
+                supplied.add(str(first.value))
+                if first.value == "strategy" and len(node.args) > 1:
+                    second = node.args[1]
+                    default = str(second.value) if isinstance(second, ast.Constant) else default
+        elif isinstance(node, ast.Name) and node.id in dicts:
+            supplied |= _dict_keys(dicts[node.id])
+        elif isinstance(node, ast.Assign) and isinstance(
+            node.value, ast.Set | ast.Tuple | ast.List
+        ):
+            supplied |= {
+                e.value
+                for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
+    return {
+        "target": choices.get(default, ""),
+        "supplied": " ".join(sorted(supplied)),
+        "choose": "strategy",
+        "default": default,
+        "choices": choices,
+    }
 
 
 def recipe_classes(sources: dict[str, str]) -> dict[str, str]:
@@ -264,6 +344,7 @@ def recipe_classes(sources: dict[str, str]) -> dict[str, str]:
 def automodel_table(sources: dict[str, str], version: str, source: str) -> dict[str, object]:
     index = Index(sources, PACKAGE)
     callables, aliases, opened = index.table()
+    recipes = recipe_classes(sources)
     return {
         "format": FORMAT,
         "version": version,
@@ -272,8 +353,8 @@ def automodel_table(sources: dict[str, str], version: str, source: str) -> dict[
         "open": opened,
         "callables": callables,
         "aliases": aliases,
-        "recipes": recipe_classes(sources),
-        "sections": {"*": section_builds(index, callables)},
+        "recipes": recipes,
+        "sections": section_builds(index, callables, recipes),
         "supplied": " ".join(sorted(supplied_keywords(index))),
     }
 

@@ -17,9 +17,17 @@ Format (``"format": 1``)::
       "aliases": {"pkg.Name": "pkg.mod.Name"},  # re-exports -> where the callable is defined
       "recipes": {"pkg.recipes.llm.train_ft.Cls": "Cls"},   # recipe path -> bare name
       "sections": {"*": {"step_scheduler": {"target": "pkg...StepScheduler",
-                                              "supplied": "dp_size dataloader"}}},
+                                              "supplied": "dp_size dataloader"},
+                         "distributed": {"target": "pkg...FSDP2Config", "supplied": "...",
+                                         "choose": "strategy", "default": "fsdp2",
+                                         "choices": {"fsdp2": "pkg...FSDP2Config", ...}}}},
                                                 # sections a recipe builds without _target_
-                                                # ("*" = every recipe, else a recipe path)
+                                                # ("*" = every recipe, else a recipe path);
+                                                # "supplied": keys the recipe fills, or
+                                                # takes out before the call; "_target_"
+                                                # there: the recipe drops the section's own;
+                                                # a recipe's null: it reads that section key
+                                                # by key and ignores the rest
       "supplied": "tokenizer model"             # keywords AutoModel passes itself
     }
 
@@ -90,10 +98,22 @@ class Signature:
 
 @dataclass(frozen=True)
 class SectionBuild:
-    """A section a recipe builds without ``_target_`` (``step_scheduler`` -> StepScheduler)."""
+    """A section a recipe builds without ``_target_`` (``step_scheduler`` -> StepScheduler).
+
+    ``choose``: the key whose value picks the class (``distributed.strategy``: ``choices``
+    maps each value to its class, ``target`` is the class of ``default``)."""
 
     target: str
     supplied: frozenset[str]
+    choose: str | None = None
+    default: str | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def target_for(self, value: object) -> str | None:
+        """The class the ``choose`` key's ``value`` picks (None: a value AutoModel refuses)."""
+        if self.choose is None or value is None:
+            return self.target
+        return dict(self.choices).get(str(value))
 
 
 def parse_signature(target: str, text: str) -> Signature:
@@ -117,7 +137,7 @@ class Table:
     callables: dict[str, str]
     aliases: dict[str, str]
     recipes: dict[str, str]
-    sections: dict[str, dict[str, dict[str, str]]]
+    sections: dict[str, dict[str, dict[str, Any]]]
     supplied: frozenset[str]
     open: frozenset[str] = frozenset()
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
@@ -177,9 +197,19 @@ class Table:
 
     def section(self, recipe: str | None, name: str) -> SectionBuild | None:
         for key in (recipe, "*"):
-            built = self.sections.get(key or "*", {}).get(name)
+            group = self.sections.get(key or "*", {})
+            if name not in group:
+                continue
+            built = group[name]
             if built is not None:
-                return SectionBuild(built["target"], frozenset(built.get("supplied", "").split()))
+                return SectionBuild(
+                    built["target"],
+                    frozenset(built.get("supplied", "").split()),
+                    choose=built.get("choose"),
+                    default=built.get("default"),
+                    choices=tuple(sorted(built.get("choices", {}).items())),
+                )
+            return None  # this recipe reads the section key by key: others are ignored
         return None
 
 

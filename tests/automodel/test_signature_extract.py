@@ -1,0 +1,285 @@
+"""The ast extractor on small packages: what a config key can fill, and what it cannot."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.automodel.tools import tool
+
+extract = tool("signature_extract")
+generate = tool("automodel_signatures")
+
+
+def index(**files: str) -> object:
+    """``pkg__sub__mod="..."`` is ``pkg/sub/mod.py``; ``pkg__init`` is ``pkg/__init__.py``."""
+    sources = {}
+    for key, text in files.items():
+        parts = ["__init__" if part == "init" else part for part in key.split("__")]
+        sources["/".join(parts) + ".py"] = textwrap.dedent(text)
+    return extract.Index(sources, "pkg")
+
+
+def table(**files: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    return index(**files).table()  # type: ignore[attr-defined, no-any-return]
+
+
+def test_a_function_lists_its_keywords_and_leaves_out_what_a_keyword_cannot_fill() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        def build(a, /, b, c=1, *args, d, e=2, **kwargs):
+            pass
+
+        def closed(x, y=None):
+            pass
+
+        def _private(z):
+            pass
+        """
+    )
+    assert callables == {"pkg.mod.build": "b! c d! e **", "pkg.mod.closed": "x! y"}
+
+
+def test_a_class_is_its_init_without_self() -> None:
+    callables, _, opened = table(
+        pkg__mod="""
+        class Loss:
+            def __init__(self, ignore_index=-100, *, reduction="mean"):
+                pass
+        """
+    )
+    assert callables == {"pkg.mod.Loss": "ignore_index reduction"}
+    assert opened == []
+
+
+def test_a_dataclass_is_its_fields_bases_first_without_classvars_or_init_false() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        from dataclasses import dataclass, field
+        from typing import ClassVar
+
+        @dataclass
+        class Base:
+            size: int
+            name: str = "x"
+
+        @dataclass(frozen=True)
+        class Child(Base):
+            KIND: ClassVar[str] = "child"
+            tags: list = field(default_factory=list)
+            cache: dict = field(init=False, default_factory=dict)
+            needed: int = field()
+        """
+    )
+    assert callables["pkg.mod.Base"] == "size! name"
+    assert callables["pkg.mod.Child"] == "size! name tags needed!"
+
+
+def test_an_inherited_init_is_followed_through_imports_inside_the_package() -> None:
+    callables, _, _ = table(
+        pkg__base="""
+        class Base:
+            def __init__(self, seed, ranked=False):
+                pass
+        """,
+        pkg__mod="""
+        from .base import Base
+        from pkg import base as b
+
+        class Child(Base):
+            pass
+
+        class Grandchild(b.Base):
+            def helper(self):
+                pass
+        """,
+    )
+    assert callables["pkg.mod.Child"] == "seed! ranked"
+    assert callables["pkg.mod.Grandchild"] == "seed! ranked"
+
+
+def test_an_init_from_outside_the_package_takes_anything_and_the_class_is_open() -> None:
+    callables, _, opened = table(
+        pkg__mod="""
+        import torch
+        from abc import ABC
+        from typing import Generic, TypeVar
+
+        T = TypeVar("T")
+
+        class Module(torch.nn.Module):
+            def forward(self, x):
+                return x
+
+        class Plain(ABC, Generic[T]):
+            pass
+        """
+    )
+    assert callables["pkg.mod.Module"] == "**"
+    assert callables["pkg.mod.Plain"] == ""
+    assert opened == ["pkg.mod.Module"]
+
+
+def test_classmethods_and_staticmethods_are_listed_inherited_ones_too() -> None:
+    callables, _, _ = table(
+        pkg__auto="""
+        class _Base:
+            @classmethod
+            def from_pretrained(cls, pretrained_model_name_or_path, *model_args, torch_dtype="auto", **kwargs):
+                pass
+
+            @staticmethod
+            def build(config):
+                pass
+
+            @classmethod
+            def _hidden(cls):
+                pass
+
+            def instance_method(self, x):
+                pass
+
+        class AutoModel(_Base):
+            @classmethod
+            def from_config(cls, config, *, trust_remote_code=False):
+                pass
+        """
+    )
+    assert callables == {
+        "pkg.auto.AutoModel": "",
+        "pkg.auto.AutoModel.from_pretrained": "pretrained_model_name_or_path! torch_dtype **",
+        "pkg.auto.AutoModel.build": "config!",
+        "pkg.auto.AutoModel.from_config": "config! trust_remote_code",
+    }
+
+
+def test_reexports_lazy_maps_and_assignments_are_aliases_to_the_definition() -> None:
+    _, aliases, _ = table(
+        pkg__init="""
+        from .inner.mod import Loss
+        from pkg.inner.mod import make as make_it
+
+        _LAZY_ATTRS = {"Auto": ("pkg.inner.mod", "Auto"), "Rel": (".inner.mod", "make")}
+
+        def __getattr__(name):
+            pass
+        """,
+        pkg__inner__init="",
+        pkg__inner__mod="""
+        class Loss:
+            pass
+
+        class Auto:
+            pass
+
+        def make(x):
+            pass
+
+        OldLoss = Loss
+        """,
+    )
+    assert aliases == {
+        "pkg.Loss": "pkg.inner.mod.Loss",
+        "pkg.make_it": "pkg.inner.mod.make",
+        "pkg.Auto": "pkg.inner.mod.Auto",
+        "pkg.Rel": "pkg.inner.mod.make",
+        "pkg.inner.mod.OldLoss": "pkg.inner.mod.Loss",
+    }
+
+
+def test_a_partial_takes_anything_and_an_overload_is_not_the_definition() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        import functools
+        from typing import overload
+
+        def collate(batch, pad=0):
+            pass
+
+        padded = functools.partial(collate, pad=8)
+
+        @overload
+        def f(a: int) -> int: ...
+        def f(a, b=None):
+            pass
+        """
+    )
+    assert callables["pkg.mod.padded"] == "**"
+    assert callables["pkg.mod.f"] == "a! b"
+
+
+def test_a_pydantic_model_ignores_unknown_fields_unless_it_forbids_them() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        from pydantic import BaseModel, ConfigDict, Field
+
+        class Loose(BaseModel):
+            lr: float
+            steps: int = 10
+            name: str = Field("x")
+
+        class Strict(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            lr: float = Field(default=0.1)
+        """
+    )
+    assert callables["pkg.mod.Loose"] == "lr! steps name **"
+    assert callables["pkg.mod.Strict"] == "lr"
+
+
+def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
+    idx = index(
+        pkg__sched="""
+        class StepScheduler:
+            def __init__(self, global_batch_size, dp_size, dataloader, max_steps=None):
+                pass
+        """,
+        pkg__recipe="""
+        from .sched import StepScheduler
+
+        def build_step_scheduler(cfg, dataloader, dp_size):
+            kwargs = dict(global_batch_size=32, dataloader=dataloader)
+            kwargs["dp_size"] = dp_size
+            cfg.pop("restore_from", None)
+            kwargs |= cfg
+            return StepScheduler(**kwargs)
+
+        class Recipe:
+            def setup(self):
+                self.model = self.cfg.model.instantiate(tokenizer=self.tok, **extra)
+                self.factory(params=self.params, **self.kwargs)
+                self.submodule(hidden=1, **self.kwargs)
+        """,
+    )
+    callables, _, _ = idx.table()  # type: ignore[attr-defined]
+    generate.SECTION_TARGETS["step_scheduler"] = ("pkg.sched.StepScheduler",)
+    try:
+        sections = generate.section_builds(idx, callables, {})
+    finally:
+        del generate.SECTION_TARGETS["step_scheduler"]
+    assert sections["*"]["step_scheduler"] == {
+        "target": "pkg.sched.StepScheduler",
+        "supplied": "dataloader dp_size global_batch_size restore_from",
+    }
+    assert generate.supplied_keywords(idx) == {"tokenizer", "params"}
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("pkg/recipes/llm/train_ft.py", "class TrainRecipe(BaseRecipe):\n", {"TrainRecipe"}),
+        ("pkg/recipes/llm/train_ft.py", "class BaseRecipe:\n", set()),
+        ("pkg/recipes/llm/_utils.py", "class HiddenRecipe:\n", set()),
+        ("pkg/recipes/llm/train_ft.py", "    class NestedRecipe:\n", set()),
+        ("pkg/components/x.py", "class NotARecipeFile(Recipe):\n", set()),
+    ],
+)
+def test_recipes_are_what_automodels_cli_finds(path: str, text: str, expected: set[str]) -> None:
+    previous = generate.PACKAGE
+    generate.PACKAGE = "pkg"
+    try:
+        found = set(generate.recipe_classes({path: text}).values())
+    finally:
+        generate.PACKAGE = previous
+    assert found == expected
