@@ -28,7 +28,7 @@ from automodel_launch.rules import recipe_names
 from automodel_launch.rules.context import Context
 
 if TYPE_CHECKING:
-    from automodel_launch.automodel.table import Signature, Table
+    from automodel_launch.automodel.table import SectionBuild, Signature, Table
 
 TARGET = "_target_"
 RECIPE = "recipe"
@@ -37,6 +37,7 @@ _SHOWN = 12
 RETIRED = {
     "grad_acc_steps": "remove it: AutoModel accumulates global_batch_size / (local_batch_size "
     "x dp_size) micro-batches per step",
+    "checkpoint_interval": "write ckpt_every_steps, AutoModel's name for the checkpoint interval",
 }
 """Keywords older recipes used that current releases dropped, and what replaces them."""
 
@@ -93,17 +94,27 @@ def _walk(check: _Check, value: Any, loc: Loc, *, called: bool) -> None:
         return
     if not isinstance(value, dict):
         return
-    target = value.get(TARGET)
-    if TARGET in value:
-        _check_target(check, value, loc, target, called=called)
-    else:
-        _check_section(check, value, loc)
+    built = _section(check, loc)
+    if built is not None and (TARGET not in value or TARGET in built.supplied):
+        _check_section(check, value, loc, built)
+        if isinstance(value.get(TARGET), str):
+            _check_name(check, value[TARGET], (*loc, TARGET))
+    elif TARGET in value:
+        _check_target(check, value, loc, value[TARGET], called=called)
     for key, item in value.items():
         if not isinstance(key, str) or key == TARGET:
             continue
         if key.endswith("_fn") and isinstance(item, str):
             _check_name(check, item, (*loc, key))
         _walk(check, item, (*loc, key), called=not key.endswith("_fn"))
+
+
+def _section(check: _Check, loc: Loc) -> SectionBuild | None:
+    """How the recipe builds the mapping at ``loc`` itself, if it does."""
+    if not all(isinstance(part, str) for part in loc):
+        return None
+    name = ".".join(str(part) for part in loc)
+    return check.table.section(check.recipe, name) if name in check.section_names else None
 
 
 def _check_target(
@@ -120,18 +131,14 @@ def _check_target(
         _check_required(check, mapping, loc, sig, target, check.table.supplied, (*loc, TARGET))
 
 
-def _check_section(check: _Check, mapping: dict[str, Any], loc: Loc) -> None:
-    """A mapping without ``_target_`` that the recipe builds itself."""
-    if not all(isinstance(part, str) for part in loc):
+def _check_section(check: _Check, mapping: dict[str, Any], loc: Loc, built: SectionBuild) -> None:
+    """A mapping the recipe builds itself: without ``_target_``, or with one it drops
+    (``_target_`` among the keys it takes out); ``choose`` picks the class by a key's value."""
+    target = built.target_for(mapping.get(built.choose)) if built.choose else built.target
+    sig = check.table.signature(target) if target is not None else None
+    if target is None or sig is None:
         return
-    name = ".".join(str(part) for part in loc)
-    if name not in check.section_names:
-        return
-    built = check.table.section(check.recipe, name)
-    sig = check.table.signature(built.target) if built is not None else None
-    if built is None or sig is None:
-        return
-    who = f"{name} (built as {_short(built.target)})"
+    who = f"{dotted(loc)} (built as {_short(target)})"
     _check_keywords(check, mapping, loc, sig, who, read=built.supplied)
     supplied = built.supplied | check.table.supplied
     _check_required(check, mapping, loc, sig, who, supplied, loc)

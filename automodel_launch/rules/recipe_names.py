@@ -39,15 +39,50 @@ def signature(table: Table, target: str) -> Signature | None:
 
 
 def suggest_target(table: Table, target: str) -> str | None:
-    """The listed name a mistyped ``target`` most likely meant: the closest one with the
-    same last part, else the closest name overall."""
+    """The listed name a mistyped ``target`` most likely meant: the same path with each
+    unknown part replaced by its closest sibling (as written: through a re-export when the
+    target goes through one), else the closest name with the same last part, or overall."""
     names = [*table.callables, *table.aliases]
+    respelled = _respell(table, target, names)
+    if respelled is not None:
+        return respelled
     tail = target.rsplit(".", 1)[-1]
     same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
     if same_tail:
         return max(same_tail, key=lambda n: (_ratio(n, target), -len(n)))
-    lowered = {n.lower(): n for n in names}
-    close = difflib.get_close_matches(target.lower(), list(lowered), n=1, cutoff=_CLOSE)
+    return _closest(target, names)
+
+
+def _respell(table: Table, target: str, names: list[str]) -> str | None:
+    fixed: list[str] = []
+    for part in target.split("."):
+        path = ".".join([*fixed, part])
+        if any(n == path or n.startswith(path + ".") for n in names):
+            fixed.append(part)
+            continue
+        parent = ".".join(fixed)
+        owners = [parent, table.resolve(parent) or ""] if parent else [""]
+        kids = {k for owner in owners if owner or not parent for k in _children(owner, names)}
+        close = _closest(part, sorted(kids))
+        if close is None:
+            return None
+        fixed.append(close)
+    respelled = ".".join(fixed)
+    return respelled if respelled != target and table.resolve(respelled) else None
+
+
+def _children(owner: str, names: list[str]) -> set[str]:
+    """The next path parts after ``owner`` among ``names`` (top-level parts for "")."""
+    if not owner:
+        return {n.split(".", 1)[0] for n in names}
+    prefix = owner + "."
+    return {n[len(prefix) :].split(".", 1)[0] for n in names if n.startswith(prefix)}
+
+
+def _closest(word: str, candidates: list[str]) -> str | None:
+    """The candidate closest to ``word``, letter case aside."""
+    lowered = {c.lower(): c for c in candidates}
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=_CLOSE)
     return lowered[close[0]] if close else None
 
 

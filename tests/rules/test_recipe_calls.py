@@ -20,6 +20,7 @@ COLLATER = "nemo_automodel.components.datasets.utils.default_collater"
 DIST = "nemo_automodel.components.distributed.config"
 FT = "nemo_automodel.recipes.llm.train_ft.TrainFinetuneRecipeForNextTokenPrediction"
 KD = "nemo_automodel.recipes.llm.kd.KnowledgeDistillationRecipeForNextTokenPrediction"
+DIFFUSION = "nemo_automodel.recipes.diffusion.train.TrainDiffusionRecipe"
 
 
 def small_table(version: str) -> Table:
@@ -30,6 +31,7 @@ def small_table(version: str) -> Table:
             "torch.optim.adam.Adam": "params! lr betas eps weight_decay amsgrad",
             SCHEDULER: "global_batch_size! local_batch_size! dp_size! dataloader! "
             "ckpt_every_steps val_every_steps num_epochs max_steps",
+            AUTO_MODEL: "**",
             f"{AUTO_MODEL}.from_pretrained": "pretrained_model_name_or_path! **",
             SQUAD: "tokenizer! dataset_name split seq_length limit_dataset_samples",
             MASKED_CE: "fp32_upcast ignore_index reduction",
@@ -38,21 +40,34 @@ def small_table(version: str) -> Table:
             "collate_fn num_workers",
             f"{DIST}.FSDP2Config": "dp_size tp_size cp_size",
             f"{DIST}.KDConfig": "teacher! dp_size",
+            f"{DIST}.DDPConfig": "backend",
+            "nemo_automodel.components.distributed.fsdp2.FSDP2Manager": "config! device_mesh!",
         },
         aliases={
             "torch.optim.Adam": "torch.optim.adam.Adam",
             "nemo_automodel.NeMoAutoModelForCausalLM": AUTO_MODEL,
         },
-        recipes={FT: "TrainFinetuneRecipeForNextTokenPrediction", KD: KD.rsplit(".", 1)[-1]},
+        recipes={
+            FT: "TrainFinetuneRecipeForNextTokenPrediction",
+            KD: KD.rsplit(".", 1)[-1],
+            DIFFUSION: "TrainDiffusionRecipe",
+        },
         sections={
             "*": {
                 "step_scheduler": {
                     "target": SCHEDULER,
                     "supplied": "dp_size dataloader restore_from",
                 },
-                "distributed": {"target": f"{DIST}.FSDP2Config"},
+                "distributed": {
+                    "target": f"{DIST}.FSDP2Config",
+                    "supplied": "_target_ strategy",
+                    "choose": "strategy",
+                    "default": "fsdp2",
+                    "choices": {"fsdp2": f"{DIST}.FSDP2Config", "ddp": f"{DIST}.DDPConfig"},
+                },
             },
             KD: {"distributed": {"target": f"{DIST}.KDConfig"}},
+            DIFFUSION: {"step_scheduler": None},
         },
         supplied=frozenset({"tokenizer", "params", "model"}),
     )
@@ -207,7 +222,9 @@ def test_a_target_the_release_does_not_have_gets_did_you_mean(validate: Validate
         "AutoModel 0.7.0 has no 'nemo_automodel.NeMoAutoModelForCausalLm.from_pretrained': the "
         "job stops at startup with an ImportError"
     )
-    assert diags[0].hint == f"did you mean '{AUTO_MODEL}.from_pretrained'?"
+    assert (
+        diags[0].hint == "did you mean 'nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained'?"
+    )
     assert diags[1].hint == f"did you mean '{MASKED_CE}'?"
 
 
@@ -299,7 +316,7 @@ def test_a_recipe_the_release_does_not_have(validate: Validate, recipe: str, hin
 def test_an_unknown_recipe_with_nothing_close_lists_the_recipes(validate: Validate) -> None:
     (diag,) = validate("recipe: Pretrain\n")
     assert diag.hint == (
-        "recipes: KnowledgeDistillationRecipeForNextTokenPrediction, "
+        "recipes: KnowledgeDistillationRecipeForNextTokenPrediction, TrainDiffusionRecipe, "
         "TrainFinetuneRecipeForNextTokenPrediction"
     )
 
@@ -345,3 +362,36 @@ def test_launcher_sections_are_not_recipe_calls(validate: Validate) -> None:
             _target_: nemo_automodel.NoSuch
         """)
     assert "unknown-target" not in [d.code for d in diags]
+
+
+def test_a_section_whose_class_a_key_picks_is_checked_against_that_class(
+    validate: Validate,
+) -> None:
+    assert validate("distributed:\n  strategy: fsdp2\n  tp_size: 2\n") == []
+    diags = validate("distributed:\n  strategy: ddp\n  tp_size: 2\n")
+    assert brief(diags) == ["3:3 error[unknown-argument] distributed.tp_size"]
+    assert diags[0].message.startswith(
+        "distributed (built as DDPConfig) takes no argument 'tp_size' in AutoModel 0.7.0"
+    )
+    # a strategy AutoModel refuses is not this rule's to judge
+    assert validate("distributed:\n  strategy: zero3\n  tp_size: 2\n") == []
+
+
+def test_a_target_the_recipe_drops_is_still_imported_but_not_called(validate: Validate) -> None:
+    fsdp2 = "nemo_automodel.components.distributed.fsdp2.FSDP2Manager"
+    assert validate(f"distributed:\n  _target_: {fsdp2}\n  tp_size: 2\n") == []
+    diags = validate("distributed:\n  _target_: nemo_automodel.components.distributed.No\n"
+                     "  tp_sise: 2\n")  # fmt: skip
+    assert brief(diags) == [
+        "3:3 error[unknown-argument] distributed.tp_sise",
+        "2:13 error[unknown-target] distributed._target_",
+    ]
+
+
+def test_a_section_the_recipe_reads_key_by_key_is_not_a_call(validate: Validate) -> None:
+    text = "recipe: {}\nstep_scheduler:\n  local_batch_size: 1\n  log_every: 5\n"
+    assert validate(text.format("TrainDiffusionRecipe")) == []
+    assert [d.code for d in validate(text.format("TrainFinetuneRecipeForNextTokenPrediction"))] == [
+        "unknown-argument",
+        "missing-argument",
+    ]
