@@ -94,13 +94,13 @@ def _walk(check: _Check, value: Any, loc: Loc, *, called: bool) -> None:
         return
     if not isinstance(value, dict):
         return
-    built = _section(check, loc)
+    listed, built = _section(check, loc)
     if built is not None and (TARGET not in value or TARGET in built.supplied):
         _check_section(check, value, loc, built)
-        if isinstance(value.get(TARGET), str):
-            _check_name(check, value[TARGET], (*loc, TARGET))
-    elif TARGET in value:
-        _check_target(check, value, loc, value[TARGET], called=called)
+    elif TARGET in value and not (listed and built is None):
+        _check_target(check, value, loc, value[TARGET], called=called, built=built)
+    elif isinstance(value.get(TARGET), str):
+        _check_name(check, value[TARGET], (*loc, TARGET))
     for key, item in value.items():
         if not isinstance(key, str) or key == TARGET:
             continue
@@ -109,31 +109,47 @@ def _walk(check: _Check, value: Any, loc: Loc, *, called: bool) -> None:
         _walk(check, item, (*loc, key), called=not key.endswith("_fn"))
 
 
-def _section(check: _Check, loc: Loc) -> SectionBuild | None:
-    """How the recipe builds the mapping at ``loc`` itself, if it does."""
+def _section(check: _Check, loc: Loc) -> tuple[bool, SectionBuild | None]:
+    """Whether the table lists the mapping at ``loc`` as a section, and how the recipe
+    builds it (None when listed: the recipe reads it key by key and calls nothing)."""
     if not all(isinstance(part, str) for part in loc):
-        return None
+        return False, None
     name = ".".join(str(part) for part in loc)
-    return check.table.section(check.recipe, name) if name in check.section_names else None
+    if name not in check.section_names:
+        return False, None
+    listed = any(name in check.table.sections.get(key, {}) for key in (check.recipe, "*") if key)
+    return listed, check.table.section(check.recipe, name)
 
 
 def _check_target(
-    check: _Check, mapping: dict[str, Any], loc: Loc, target: Any, *, called: bool
+    check: _Check,
+    mapping: dict[str, Any],
+    loc: Loc,
+    target: Any,
+    *,
+    called: bool,
+    built: SectionBuild | None = None,
 ) -> None:
+    """``built``: a section the recipe calls this target for, taking its listed keys out
+    first or filling them itself."""
     if not _literal(target):
         return
     sig = recipe_names.signature(check.table, target)
     if sig is None:
         _check_name(check, target, (*loc, TARGET))
         return
-    _check_keywords(check, mapping, loc, sig, target)
+    read = built.supplied if built is not None else frozenset()
+    _check_keywords(check, mapping, loc, sig, target, read=read)
     if called:
-        _check_required(check, mapping, loc, sig, target, check.table.supplied, (*loc, TARGET))
+        supplied = check.table.supplied | read
+        _check_required(check, mapping, loc, sig, target, supplied, (*loc, TARGET))
 
 
 def _check_section(check: _Check, mapping: dict[str, Any], loc: Loc, built: SectionBuild) -> None:
     """A mapping the recipe builds itself: without ``_target_``, or with one it drops
     (``_target_`` among the keys it takes out); ``choose`` picks the class by a key's value."""
+    if isinstance(mapping.get(TARGET), str):
+        _check_name(check, mapping[TARGET], (*loc, TARGET))
     target = built.target_for(mapping.get(built.choose)) if built.choose else built.target
     sig = check.table.signature(target) if target is not None else None
     if target is None or sig is None:

@@ -58,6 +58,10 @@ def small_table(version: str) -> Table:
                     "target": SCHEDULER,
                     "supplied": "dp_size dataloader restore_from",
                 },
+                "dataloader": {
+                    "target": "torchdata.stateful_dataloader.StatefulDataLoader",
+                    "supplied": "dataset dataloader_type",
+                },
                 "distributed": {
                     "target": f"{DIST}.FSDP2Config",
                     "supplied": "_target_ strategy",
@@ -67,7 +71,7 @@ def small_table(version: str) -> Table:
                 },
             },
             KD: {"distributed": {"target": f"{DIST}.KDConfig"}},
-            DIFFUSION: {"step_scheduler": None},
+            DIFFUSION: {"step_scheduler": None, "dataloader": None},
         },
         supplied=frozenset({"tokenizer", "params", "model"}),
     )
@@ -197,13 +201,12 @@ def test_nested_and_listed_targets_are_checked_where_they_sit(validate: Validate
             lrr: 1
         """)
     # the collate function is called later with the batch: no missing 'batch'; the data
-    # loader's dataset is what the recipe builds: given by AutoModel's own call
+    # loader's dataset is what the recipe builds and passes
     assert brief(diags) == [
-        "2:3 error[missing-argument] dataloader._target_",
         "6:5 error[unknown-argument] dataloader.collate_fn.pad_seq_len_divisble",
         "11:5 error[unknown-argument] callbacks[1].lrr",
     ]
-    assert diags[1].hint == "did you mean 'pad_seq_len_divisible'?"
+    assert diags[0].hint == "did you mean 'pad_seq_len_divisible'?"
 
 
 def test_a_target_the_release_does_not_have_gets_did_you_mean(validate: Validate) -> None:
@@ -383,8 +386,8 @@ def test_a_target_the_recipe_drops_is_still_imported_but_not_called(validate: Va
     diags = validate("distributed:\n  _target_: nemo_automodel.components.distributed.No\n"
                      "  tp_sise: 2\n")  # fmt: skip
     assert brief(diags) == [
-        "3:3 error[unknown-argument] distributed.tp_sise",
         "2:13 error[unknown-target] distributed._target_",
+        "3:3 error[unknown-argument] distributed.tp_sise",
     ]
 
 
