@@ -50,6 +50,8 @@ class _Check:
     recipe: str | None
     places: tuple[Path, ...]
     section_names: frozenset[str]
+    varying: frozenset[str]
+    """Sections some recipe builds its own way: with no recipe named, not judged."""
 
 
 def recipe_calls(ctx: Context) -> None:
@@ -66,6 +68,7 @@ def recipe_calls(ctx: Context) -> None:
         _recipe(ctx, table, version),
         _places(ctx.path),
         frozenset(name for built in table.sections.values() for name in built),
+        frozenset(name for key, built in table.sections.items() if key != "*" for name in built),
     )
     for name, value in ctx.data.items():
         if isinstance(name, str) and name not in LAUNCHER_SECTIONS and name != RECIPE:
@@ -115,7 +118,7 @@ def _section(check: _Check, loc: Loc) -> tuple[bool, SectionBuild | None]:
     if not all(isinstance(part, str) for part in loc):
         return False, None
     name = ".".join(str(part) for part in loc)
-    if name not in check.section_names:
+    if name not in check.section_names or (check.recipe is None and name in check.varying):
         return False, None
     listed = any(name in check.table.sections.get(key, {}) for key in (check.recipe, "*") if key)
     return listed, check.table.section(check.recipe, name)

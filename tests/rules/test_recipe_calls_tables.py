@@ -96,7 +96,7 @@ def _section_case(
     section: SectionBuild | None,
     pick: tuple[str | None, str] | None,
 ) -> int:
-    data: dict[str, Any] = {} if recipe == "*" else {"recipe": recipe}
+    data: dict[str, Any] = {"recipe": recipe if recipe != "*" else _plain(table, name)}
     keys: dict[str, Any] = {WRONG: 1}
     expected = []
     if section is not None and pick is not None:
@@ -112,6 +112,12 @@ def _section_case(
     _put(data, name, keys)
     assert run(table.version, data) == expected, (table.version, recipe, name, pick)
     return 1
+
+
+def _plain(table: Table, name: str) -> str | None:
+    """A recipe that builds section ``name`` the common way (None: no recipe named)."""
+    own = {recipe for recipe, built in table.sections.items() if name in built}
+    return next((r for r in sorted(table.recipes) if r not in own), None)
 
 
 def _put(data: dict[str, Any], dotted: str, value: dict[str, Any]) -> None:
