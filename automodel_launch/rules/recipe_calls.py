@@ -48,7 +48,7 @@ class _Check:
     ctx: Context
     release: str
     recipe: str | None
-    places: tuple[Path, ...]
+    path: str
     section_names: frozenset[str]
     varying: frozenset[str]
     """Sections some recipe builds its own way: with no recipe named, not judged."""
@@ -66,13 +66,13 @@ def recipe_calls(ctx: Context) -> None:
         ctx,
         f"AutoModel {version}",
         _recipe(ctx, table, version),
-        _places(ctx.path),
+        ctx.path,
         frozenset(name for built in table.sections.values() for name in built),
         frozenset(name for key, built in table.sections.items() if key != "*" for name in built),
     )
     for name, value in ctx.data.items():
-        if isinstance(name, str) and name not in LAUNCHER_SECTIONS and name != RECIPE:
-            _walk(check, value, (name,), called=True)
+        if isinstance(value, (dict, list)) and name not in LAUNCHER_SECTIONS and name != RECIPE:
+            _walk(check, value, (name,), name if isinstance(name, str) else None, called=True)
 
 
 def _has_recipe_sections(data: dict[str, Any]) -> bool:
@@ -89,15 +89,15 @@ def _places(path: str) -> tuple[Path, ...]:
     return (beside, Path()) if beside != Path() else (Path(),)
 
 
-def _walk(check: _Check, value: Any, loc: Loc, *, called: bool) -> None:
-    """``called``: AutoModel calls this mapping with its keys (not under a ``*_fn`` key)."""
+def _walk(check: _Check, value: Any, loc: Loc, name: str | None, *, called: bool) -> None:
+    """``name``: the dotted path of a mapping reached through mappings only (a section the
+    table may list); ``called``: AutoModel calls it with its keys (not under ``*_fn``)."""
     if isinstance(value, list):
         for index, item in enumerate(value):
-            _walk(check, item, (*loc, index), called=called)
+            if isinstance(item, (dict, list)):
+                _walk(check, item, (*loc, index), None, called=called)
         return
-    if not isinstance(value, dict):
-        return
-    listed, built = _section(check, loc)
+    listed, built = _section(check, name)
     if built is not None and (TARGET not in value or TARGET in built.supplied):
         _check_section(check, value, loc, built)
     elif TARGET in value and not (listed and built is None):
@@ -105,20 +105,20 @@ def _walk(check: _Check, value: Any, loc: Loc, *, called: bool) -> None:
     elif isinstance(value.get(TARGET), str):
         _check_name(check, value[TARGET], (*loc, TARGET))
     for key, item in value.items():
-        if not isinstance(key, str) or key == TARGET:
-            continue
-        if key.endswith("_fn") and isinstance(item, str):
-            _check_name(check, item, (*loc, key))
-        _walk(check, item, (*loc, key), called=not key.endswith("_fn"))
+        if isinstance(item, str):
+            if isinstance(key, str) and key.endswith("_fn"):
+                _check_name(check, item, (*loc, key))
+        elif isinstance(item, (dict, list)) and isinstance(key, str) and key != TARGET:
+            inner = f"{name}.{key}" if name is not None else None
+            _walk(check, item, (*loc, key), inner, called=not key.endswith("_fn"))
 
 
-def _section(check: _Check, loc: Loc) -> tuple[bool, SectionBuild | None]:
-    """Whether the table lists the mapping at ``loc`` as a section, and how the recipe
+def _section(check: _Check, name: str | None) -> tuple[bool, SectionBuild | None]:
+    """Whether the table lists the mapping at ``name`` as a section, and how the recipe
     builds it (None when listed: the recipe reads it key by key and calls nothing)."""
-    if not all(isinstance(part, str) for part in loc):
+    if name is None or name not in check.section_names:
         return False, None
-    name = ".".join(str(part) for part in loc)
-    if name not in check.section_names or (check.recipe is None and name in check.varying):
+    if check.recipe is None and name in check.varying:
         return False, None
     listed = any(name in check.table.sections.get(key, {}) for key in (check.recipe, "*") if key)
     return listed, check.table.section(check.recipe, name)
@@ -227,7 +227,7 @@ def _check_name(check: _Check, target: str, loc: Loc) -> None:
             f"did you mean '{close}'?" if close else None,
         )
         return
-    full = recipe_names.abbreviation(table, target, check.places)
+    full = recipe_names.abbreviation(table, target, lambda: _places(check.path))
     if full is not None:
         head = target.split(".", 1)[0]
         check.ctx.sink.add(
