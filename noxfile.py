@@ -19,6 +19,13 @@ nox.options.reuse_existing_virtualenvs = True
 ROOT = Path(__file__).parent
 TORCH = "torch==2.13.0"
 AUTOMODEL = "nemo-automodel==0.7.0"
+# what lets most of AutoModel 0.7.0's modules import for tests/automodel's inspect cross-check,
+# without their dependencies (huggingface_hub's click>=8.4 would break skypilot's click<8.2)
+CROSS_CHECK = (
+    "transformers==5.18.0", "huggingface_hub==2.4.0", "tokenizers==0.23.3",
+    "safetensors==0.8.0", "hf-xet==1.8.0", "httpx2==2.16.2", "httpcore2==2.16.2",
+    "truststore==0.10.5", "regex", "torchdata==0.11.0", "einops==0.8.2", "pillow==13.0.0",
+)  # fmt: skip
 
 
 @nox.session
@@ -30,6 +37,7 @@ def tests(session: nox.Session) -> None:
     # without its dependencies (only PyYAML is needed to load a config; the test imports
     # the loader module alone, never the package's heavy modules)
     session.install("--no-deps", AUTOMODEL)
+    session.install("--no-deps", *CROSS_CHECK)
     session.run("bash", "tests/integration/harness/setup_test_env.sh", external=True)
     session.run(
         "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True

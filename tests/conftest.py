@@ -25,6 +25,17 @@ if os.environ.get("CI") == "true":
     hypothesis_settings.load_profile("ci")
 CORPUS = ROOT.parent / "shared" / "corpus"
 
+# The AutoModel release each corpus directory is checked against: the one whose table
+# knows every nemo_automodel `_target_` the directory names (tests/automodel/
+# test_corpus_releases.py recounts). Distinct unknown targets per release, 0.1.0 .. main:
+#   automodel-2025  27 27 20 6 [0] 2 2 2 2  (examples of main between 0.3.0 and 0.4.0, run
+#                   with examples/*/finetune.py, so without the `recipe:` key 0.4.0 reads)
+#   automodel-docs   0 everywhere: its 3 targets exist in every release; the docs are
+#                   main's of 2026-03-31 (docs/launcher/cluster.md, removed the next day
+#                   with the `recipe:`-keyed CLI), whose CLI is 0.3.0's command form
+#   automodel-head  66 66 59 45 37 21 4 [0] [0]: main's examples, main
+CORPUS_RELEASES = {"automodel-2025": "0.4.0", "automodel-docs": "0.3.0", "automodel-head": "main"}
+
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -19,9 +19,10 @@ What the AutoModel tables hold beyond the callables (see table.py's docstring):
   keywords, the string keys of the ``**`` dict it receives, keys the function pops.
   ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
   ``packed_sequence`` (read key by key, the rest ignored) are left out.
-- ``supplied``: keywords of every ``.instantiate(...)``/``.instantiate_path(...)`` call,
-  and of every call of a configured value (a local name or ``self`` attribute holding a
-  resolved ``_target_``, called with ``**kwargs``: ``self.factory(tokenizer=..., **kw)``).
+- ``supplied``: ``SUPPLIED_BY_HAND``, the keywords of every ``.instantiate(...)`` and
+  ``.instantiate_path(...)`` call, and of every call of a configured value (a local name
+  or ``self`` attribute holding a resolved ``_target_``, called with ``**kwargs``:
+  ``self.factory(tokenizer=..., **kw)``).
 """
 
 from __future__ import annotations
@@ -58,8 +59,14 @@ SECTION_TARGETS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# supplied where ast does not see it: from 0.6.0 the typed recipes build the data loader
+# with the dataset themselves, and call a collate function with the batch, positionally
+SUPPLIED_BY_HAND = frozenset({"dataset", "batch"})
+
 # names AutoModel's code gives a callable resolved from a config's ``_target_``
 CONFIGURED = frozenset({"factory", "target", "func", "fn", "builder", "constructor"})
+
+CALLS_CONFIGURED = re.compile(r"\binstantiate(_path)?\(|\b(" + "|".join(CONFIGURED) + r")\(")
 
 RECIPE_CLASS = re.compile(r"^class\s+(\w*Recipe\w*)\s*[\(:]", re.MULTILINE)
 
@@ -150,6 +157,24 @@ def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, ast.Function
     return found
 
 
+_FACTS: dict[int, tuple[ast.FunctionDef, list[ast.Call], set[str]]] = {}
+
+
+def _facts(func: ast.FunctionDef) -> tuple[list[ast.Call], set[str]]:
+    """The calls in ``func`` and the names it binds (parameters, assignments): one walk."""
+    known = _FACTS.get(id(func))
+    if known is None or known[0] is not func:
+        calls: list[ast.Call] = []
+        local = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                local.add(node.id)
+        known = _FACTS[id(func)] = (func, calls, local)
+    return known[1], known[2]
+
+
 def _keywords(call: ast.Call) -> set[str]:
     return {k.arg for k in call.keywords if k.arg is not None}
 
@@ -157,17 +182,14 @@ def _keywords(call: ast.Call) -> set[str]:
 def supplied_keywords(index: Index) -> set[str]:
     supplied: set[str] = set()
     for module in index.modules.values():
+        if not CALLS_CONFIGURED.search(module.source):
+            continue
         for owner, func in _functions(module.tree):
             methods = {
                 s.name for s in (owner.body if owner else []) if isinstance(s, ast.FunctionDef)
             }
-            local = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
-            local |= {
-                n.id
-                for n in ast.walk(func)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-            }
-            for call in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
+            calls, local = _facts(func)
+            for call in calls:
                 callee = call.func
                 if isinstance(callee, ast.Attribute) and callee.attr in {
                     "instantiate",
@@ -247,9 +269,11 @@ def section_builds(
         name = target.rsplit(".", 1)[-1]
         supplied: set[str] = set()
         for module in index.modules.values():
+            if f"{name}(" not in module.source:
+                continue
             spreads: list[bool] = []
             for _, func in _functions(module.tree):
-                for call in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
+                for call in _facts(func)[0]:
                     if (_dotted(call.func) or "").rsplit(".", 1)[-1] == name:
                         supplied |= _supplied_around(func, call)
                         spreads.append(any(k.arg is None for k in call.keywords))
@@ -355,7 +379,7 @@ def automodel_table(sources: dict[str, str], version: str, source: str) -> dict[
         "aliases": aliases,
         "recipes": recipes,
         "sections": section_builds(index, callables, recipes),
-        "supplied": " ".join(sorted(supplied_keywords(index))),
+        "supplied": " ".join(sorted(supplied_keywords(index) | SUPPLIED_BY_HAND)),
     }
 
 

@@ -27,13 +27,12 @@ Aliases: what a package's ``__init__`` re-exports (``from .x import Y``, a lazy
 from __future__ import annotations
 
 import ast
+import gc
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-INERT_BASES = frozenset(
-    {"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol"}
-)
-PYDANTIC_BASES = frozenset({"BaseModel", "pydantic.BaseModel", "BaseSettings"})
+INERT_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
+PYDANTIC_BASES = frozenset({"BaseModel", "BaseSettings"})
 ANYTHING = "**"
 
 
@@ -75,11 +74,104 @@ def params_text(func: ast.FunctionDef | ast.AsyncFunctionDef, *, bound: bool) ->
     return " ".join(words)
 
 
-@dataclass
+Base = "tuple[Module, ast.ClassDef] | str"
+
+
+def _c3(lines: list[list[Base]]) -> list[Base]:
+    """C3 merge; an inconsistent hierarchy falls back to the lines in order."""
+    lines = [list(line) for line in lines if line]
+    merged: list[Base] = []
+    while lines:
+        for line in lines:
+            candidate = line[0]
+            if not any(candidate in other[1:] for other in lines):
+                break
+        else:
+            return merged + [e for line in lines for e in line if e not in merged]
+        merged.append(candidate)
+        lines = [[e for e in line if e != candidate] for line in lines]
+        lines = [line for line in lines if line]
+    return merged
+
+
+def _inside(order: list[Base]) -> Iterator[tuple[Module, ast.ClassDef]]:
+    for entry in order:
+        if not isinstance(entry, str):
+            yield entry
+
+
+def _pydantic(order: list[Base]) -> bool:
+    return any(isinstance(e, str) and e in PYDANTIC_BASES for e in order)
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == name:
+            return stmt
+    return None
+
+
+def _is_dataclass(cls: ast.ClassDef) -> bool:
+    return "dataclass" in _decorators(cls)
+
+
+def _makes_dataclasses(cls: ast.ClassDef) -> bool:
+    """``__init_subclass__`` calling ``dataclass(cls)``: every subclass is rebuilt."""
+    hook = _method(cls, "__init_subclass__")
+    return hook is not None and any(
+        isinstance(n, ast.Call) and (_dotted(n.func) or "").endswith("dataclass")
+        for n in ast.walk(hook)
+    )
+
+
+def _own_fields(cls: ast.ClassDef) -> dict[str, tuple[bool, bool] | None]:
+    """Field name -> (required, keyword-only), or None for ``field(init=False)``."""
+    fields: dict[str, tuple[bool, bool] | None] = {}
+    kw_only = _decorator_flag(cls, "kw_only")
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        annotation = ast.unparse(stmt.annotation)
+        if annotation.endswith("KW_ONLY"):
+            kw_only = True
+            continue
+        if "ClassVar" in annotation:
+            continue
+        name, value = stmt.target.id, stmt.value
+        words: dict[str | None, ast.expr] = {}
+        if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in {
+            "field",
+            "Field",
+        }:
+            words = {k.arg: k.value for k in value.keywords}
+            init = words.get("init")
+            if isinstance(init, ast.Constant) and init.value is False:
+                fields[name] = None
+                continue
+            default = bool(value.args) or bool({"default", "default_factory"} & set(words))
+            own_kw = words.get("kw_only")
+            this_kw = own_kw.value is True if isinstance(own_kw, ast.Constant) else kw_only
+            fields[name] = (not default, bool(this_kw))
+        else:
+            fields[name] = (value is None, kw_only)
+    return fields
+
+
+def _decorator_flag(cls: ast.ClassDef, flag: str) -> bool:
+    for deco in cls.decorator_list:
+        if isinstance(deco, ast.Call):
+            for word in deco.keywords:
+                if word.arg == flag and isinstance(word.value, ast.Constant):
+                    return bool(word.value.value)
+    return False
+
+
+@dataclass(eq=False)
 class Module:
     name: str
     tree: ast.Module
     is_package: bool
+    source: str = ""
     bindings: dict[str, ast.stmt | str] = field(default_factory=dict)
     lazy: dict[str, str] = field(default_factory=dict)
 
@@ -108,6 +200,16 @@ class Index:
         """``sources``: path inside the distribution (``pkg/sub/mod.py``) -> text."""
         self.package = package
         self.modules: dict[str, Module] = {}
+        self._mro: dict[int, list[Base]] = {}
+        gc.disable()  # every tree is kept: collecting while they grow only costs time
+        try:
+            self._parse(sources)
+        finally:
+            gc.enable()
+        for module in self.modules.values():
+            self._bind(module)
+
+    def _parse(self, sources: Mapping[str, str]) -> None:
         for path, text in sorted(sources.items()):
             parts = path[: -len(".py")].split("/")
             is_package = parts[-1] == "__init__"
@@ -116,9 +218,7 @@ class Index:
                 tree = ast.parse(text, filename=path)
             except SyntaxError:
                 continue
-            self.modules[name] = Module(name, tree, is_package)
-        for module in self.modules.values():
-            self._bind(module)
+            self.modules[name] = Module(name, tree, is_package, text)
 
     def inside(self, dotted: str) -> bool:
         return dotted == self.package or dotted.startswith(self.package + ".")
@@ -214,128 +314,87 @@ class Index:
 
     # ---- classes -------------------------------------------------------------
 
-    def bases(self, module: Module, cls: ast.ClassDef) -> Iterator[tuple[str, object]]:
-        """Each base: (its dotted name, (module, ClassDef) | "external" | "inert")."""
+    def bases(self, module: Module, cls: ast.ClassDef) -> Iterator[Base]:
+        """Each base: (module, ClassDef) in the package, or the dotted name of one outside
+        it; ``object``/``ABC``/``Generic`` (which take nothing) are left out."""
         for base in cls.bases:
             written = _dotted(base)
             if written is None:
-                yield ("?", "external")
+                yield "?"
                 continue
             if written in INERT_BASES or written.rsplit(".", 1)[-1] in INERT_BASES:
-                yield (written, "inert")
                 continue
             found = self.lookup(self._qualify(module, written))
             if isinstance(found, tuple) and isinstance(found[1], ast.ClassDef):
-                yield (written, found)
+                yield (found[0], found[1])
             else:
-                yield (written, "external")
+                tail = written.rsplit(".", 1)[-1]
+                yield tail if tail in PYDANTIC_BASES else written
 
-    def is_dataclass(self, cls: ast.ClassDef) -> bool:
-        return "dataclass" in _decorators(cls)
+    def mro(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> list[Base]:
+        """The class's method resolution order (C3), outside bases as names."""
+        key = id(cls)
+        if key in self._mro:
+            return self._mro[key]
+        head: Base = (module, cls)
+        if depth > 30:
+            return [head, "?"]
+        parents = list(self.bases(module, cls))
+        lines = [self.mro(*p, depth=depth + 1) if isinstance(p, tuple) else [p] for p in parents]
+        order = [head, *_c3([*lines, parents])]
+        self._mro[key] = order
+        return order
 
-    def init_text(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> str:
-        own = next(
-            (
-                s
-                for s in cls.body
-                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"
-            ),
-            None,
-        )
-        if own is not None:
-            return params_text(own, bound=True)
-        if depth > 20:
-            return ANYTHING
-        if self.is_dataclass(cls) or self._pydantic(module, cls):
-            return self._fields_text(module, cls)
-        for _, found in self.bases(module, cls):
-            if found == "inert":
-                continue
-            if found == "external":
+    def init_text(self, module: Module, cls: ast.ClassDef) -> str:
+        order = self.mro(module, cls)
+        if any(_makes_dataclasses(c) for m, c in _inside(order[1:])):
+            return ANYTHING  # a base rebuilds every subclass (transformers' configs)
+        for entry in order:
+            if isinstance(entry, str):
                 return ANYTHING
-            assert isinstance(found, tuple)
-            base_module, base_cls = found
-            assert isinstance(base_cls, ast.ClassDef)
-            return self.init_text(base_module, base_cls, depth + 1)
+            _, klass = entry
+            for name in ("__init__", "__new__"):
+                own = _method(klass, name)
+                if own is not None:
+                    return params_text(own, bound=True)
+            if _is_dataclass(klass) or _pydantic(order):
+                return self._fields_text(order)
         return ""
 
-    def _pydantic(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> bool:
-        for written, found in self.bases(module, cls):
-            if written in PYDANTIC_BASES or written.rsplit(".", 1)[-1] in PYDANTIC_BASES:
-                return True
-            if isinstance(found, tuple) and depth < 20:
-                base_module, base_cls = found
-                assert isinstance(base_cls, ast.ClassDef)
-                if self._pydantic(base_module, base_cls, depth + 1):
-                    return True
-        return False
-
-    def _fields(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> dict[str, bool]:
-        """Field name -> required, bases' fields first (a redefinition keeps its place)."""
-        fields: dict[str, bool] = {}
-        if depth < 20:
-            for _, found in reversed(list(self.bases(module, cls))):
-                if isinstance(found, tuple):
-                    base_module, base_cls = found
-                    assert isinstance(base_cls, ast.ClassDef)
-                    fields.update(self._fields(base_module, base_cls, depth + 1))
-        for stmt in cls.body:
-            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
-                continue
-            annotation = ast.unparse(stmt.annotation)
-            if "ClassVar" in annotation or annotation.endswith("KW_ONLY"):
-                continue
-            name, value = stmt.target.id, stmt.value
-            if isinstance(value, ast.Call) and (_dotted(value.func) or "").endswith("field"):
-                words = {k.arg: k.value for k in value.keywords}
-                init = words.get("init")
-                if isinstance(init, ast.Constant) and init.value is False:
-                    fields.pop(name, None)
-                    continue
-                fields[name] = not ({"default", "default_factory"} & set(words))
-            elif isinstance(value, ast.Call) and (_dotted(value.func) or "").endswith("Field"):
-                words = {k.arg for k in value.keywords}
-                fields[name] = not value.args and not ({"default", "default_factory"} & words)
-            else:
-                fields[name] = value is None
-        return fields
-
-    def _fields_text(self, module: Module, cls: ast.ClassDef) -> str:
-        words = [
-            name + ("!" if required else "") for name, required in self._fields(module, cls).items()
-        ]
-        if self._pydantic(module, cls) and "forbid" not in ast.unparse(cls):
+    def _fields_text(self, order: list[Base]) -> str:
+        """A dataclass's or pydantic model's fields, bases first, keyword-only ones last."""
+        if any(isinstance(e, str) and e not in PYDANTIC_BASES for e in order):
+            return ANYTHING  # fields of a base outside the package are not read here
+        fields: dict[str, tuple[bool, bool]] = {}
+        for _, klass in reversed(list(_inside(order))):
+            if _is_dataclass(klass) or _pydantic(order):
+                fields.update(_own_fields(klass))
+                for name, value in list(_own_fields(klass).items()):
+                    if value is None:
+                        fields.pop(name, None)
+        ordered = [n for n, f in fields.items() if f and not f[1]]
+        ordered += [n for n, f in fields.items() if f and f[1]]
+        words = [name + ("!" if fields[name][0] else "") for name in ordered]
+        pydantic = _pydantic(order)
+        if pydantic and not any("forbid" in ast.unparse(c) for _, c in _inside(order)):
             words.append(ANYTHING)
         return " ".join(words)
 
-    def methods(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> dict[str, str]:
-        """Public classmethods/staticmethods, own first, then inherited from in-package bases."""
+    def methods(self, module: Module, cls: ast.ClassDef) -> dict[str, str]:
+        """Public classmethods/staticmethods, the first in the MRO wins."""
         found: dict[str, str] = {}
-        for stmt in cls.body:
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                kinds = _decorators(stmt) & {"classmethod", "staticmethod"}
-                if kinds and not stmt.name.startswith("_"):
-                    found.setdefault(stmt.name, params_text(stmt, bound="classmethod" in kinds))
-        if depth < 20:
-            for _, base in self.bases(module, cls):
-                if isinstance(base, tuple):
-                    base_module, base_cls = base
-                    assert isinstance(base_cls, ast.ClassDef)
-                    for name, text in self.methods(base_module, base_cls, depth + 1).items():
-                        found.setdefault(name, text)
+        for _, klass in _inside(self.mro(module, cls)):
+            for stmt in klass.body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    kinds = _decorators(stmt) & {"classmethod", "staticmethod"}
+                    if kinds and not stmt.name.startswith("_"):
+                        text = params_text(stmt, bound="classmethod" in kinds)
+                        found.setdefault(stmt.name, text)
         return found
 
-    def is_open(self, module: Module, cls: ast.ClassDef, depth: int = 0) -> bool:
-        """Whether a base outside the package (or unreadable) may add attributes."""
-        for _, base in self.bases(module, cls):
-            if base == "external":
-                return True
-            if isinstance(base, tuple) and depth < 20:
-                base_module, base_cls = base
-                assert isinstance(base_cls, ast.ClassDef)
-                if self.is_open(base_module, base_cls, depth + 1):
-                    return True
-        return False
+    def is_open(self, module: Module, cls: ast.ClassDef) -> bool:
+        """Whether a base outside the package may add attributes."""
+        return any(isinstance(e, str) for e in self.mro(module, cls))
 
     # ---- the whole package ---------------------------------------------------
 

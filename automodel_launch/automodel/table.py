@@ -64,8 +64,36 @@ What AutoModel's config loader does with a mapping (``components/config/loader.p
   Only ``raise_on_missing_attr``, ``_raw_config`` and (0.3.0 on) ``_original_strings``
   are never passed; they are ConfigNode's own attributes.
 
+How the recipes use them (read in the releases' recipes; for whoever writes the rules):
+
+- ``sections``: ``step_scheduler`` and ``checkpoint`` are spread into their class
+  (``StepScheduler(**kwargs)``): an unknown key is a TypeError at startup. From 0.3.0,
+  ``distributed:`` goes through ``parse_distributed_section``: it pops the mesh sizes,
+  ``pipeline``, ``moe``, ``activation_checkpointing`` and drops ``_target_`` (so
+  ``distributed._target_: ...FSDP2Manager`` is still resolved at load but never built);
+  the rest goes to the class ``strategy:`` picks, and an unknown key is a ValueError
+  (0.5.0 on) or TypeError. ``section(recipe, ...)`` takes the recipe's path (what
+  ``recipe()`` returns), or None when the file names none. Sections read key by key
+  (``dist_env``, ``packed_sequence``, the diffusion recipe's ``step_scheduler``)
+  ignore unknown keys and are not listed; some ``_target_`` sections are never built
+  by the recipe at all (``rng:`` in 0.7.0 and main: the recipe makes its own
+  ``StatefulRNG``), so a wrong keyword there does not stop a job.
+- A ``collate_fn`` given as a ``_target_`` mapping is called later with the batch
+  (``batch=`` to 0.5.0, positionally from 0.6.0): ``supplied`` lists ``batch``, and
+  ``dataset`` (every release gives the data loader its dataset).
+- From 0.6.0 the typed recipes (``recipes/_typed_config.py``: train_ft, train_seq_cls,
+  the VLM, multimodal, bi-encoder and diffusion recipes) build ``dataloader:`` and
+  ``validation_dataloader:`` themselves: ``_target_`` must be torch's ``DataLoader`` or
+  torchdata's ``StatefulDataLoader``, and only ``collate_fn``, ``dataloader_type`` and
+  the fields of its ``config_fields`` set are accepted (a TypeError otherwise). This is
+  not in the tables yet: the keys are checked against the loader's own signature.
+
 ``thirdparty.json`` has the same shape (no recipes or sections) for the libraries the
-recipes name: it is merged into every release's table.
+recipes name: it is merged into every release's table. It lists ``torch.optim`` and
+``torch.utils.data`` whole (``covers``), ``torch.distributed.fsdp``, torchdata's
+``stateful_dataloader``, and transformers' ``Auto*`` classes and the model configs and
+processors the corpus names. Other libraries (transformer_engine, flashoptim, dion) are
+not listed: a target there is not guessed at.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def test_classmethods_and_staticmethods_are_listed_inherited_ones_too() -> None:
         pkg__auto="""
         class _Base:
             @classmethod
-            def from_pretrained(cls, pretrained_model_name_or_path, *model_args, torch_dtype="auto", **kwargs):
+            def from_pretrained(cls, pretrained_model_name_or_path, *args, dtype="auto", **kw):
                 pass
 
             @staticmethod
@@ -148,7 +148,7 @@ def test_classmethods_and_staticmethods_are_listed_inherited_ones_too() -> None:
     )
     assert callables == {
         "pkg.auto.AutoModel": "",
-        "pkg.auto.AutoModel.from_pretrained": "pretrained_model_name_or_path! torch_dtype **",
+        "pkg.auto.AutoModel.from_pretrained": "pretrained_model_name_or_path! dtype **",
         "pkg.auto.AutoModel.build": "config!",
         "pkg.auto.AutoModel.from_config": "config! trust_remote_code",
     }
@@ -283,3 +283,88 @@ def test_recipes_are_what_automodels_cli_finds(path: str, text: str, expected: s
     finally:
         generate.PACKAGE = previous
     assert found == expected
+
+
+def test_the_init_is_the_first_in_the_method_resolution_order() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        class Root:
+            def __init__(self, root):
+                pass
+
+        class Left(Root):
+            pass
+
+        class Right(Root):
+            def __init__(self, right, **kwargs):
+                pass
+
+        class Diamond(Left, Right):
+            pass
+
+        class New:
+            def __new__(cls, datapipe, copy=None):
+                pass
+        """
+    )
+    assert callables["pkg.mod.Diamond"] == "right! **"  # Diamond, Left, Right, Root
+    assert callables["pkg.mod.New"] == "datapipe! copy"
+
+
+def test_dataclass_keyword_only_fields_come_last() -> None:
+    callables, _, _ = table(
+        pkg__mod="""
+        import dataclasses
+        from dataclasses import KW_ONLY, InitVar, field
+
+        @dataclasses.dataclass(frozen=True)
+        class Mixture:
+            names: tuple
+            paths: tuple = field(default=(), kw_only=True)
+            blend: InitVar[tuple] = field(default=None, kw_only=True)
+            _cache: dict = field(default_factory=dict)
+
+        @dataclasses.dataclass(kw_only=True)
+        class AllKeywords:
+            a: int
+            b: int = 1
+
+        @dataclasses.dataclass
+        class Sentinel:
+            a: int
+            _: KW_ONLY
+            b: int
+        """
+    )
+    assert callables["pkg.mod.Mixture"] == "names! _cache paths blend"
+    assert callables["pkg.mod.AllKeywords"] == "a! b"
+    assert callables["pkg.mod.Sentinel"] == "a! b!"
+
+
+def test_what_a_base_outside_the_package_adds_is_not_guessed() -> None:
+    callables, _, opened = table(
+        pkg__mod="""
+        from dataclasses import dataclass
+        from typing import Protocol
+        from transformers.utils import ModelOutput
+
+        class Stateful(Protocol):
+            def state_dict(self): ...
+
+        @dataclass
+        class Output(ModelOutput):
+            extra: int = 0
+
+        class Config:
+            def __init_subclass__(cls, **kwargs):
+                cls = dataclass(cls, kw_only=True)
+
+        class ModelConfig(Config):
+            hidden: int = 8
+        """
+    )
+    assert callables["pkg.mod.Stateful"] == "**"
+    assert callables["pkg.mod.Output"] == "**"
+    assert callables["pkg.mod.Config"] == ""
+    assert callables["pkg.mod.ModelConfig"] == "**"
+    assert opened == ["pkg.mod.Output", "pkg.mod.Stateful"]
