@@ -18,20 +18,9 @@ import pytest
 
 from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.validation import validate_path
-from tests.conftest import CORPUS, ROOT, offline_settings
+from tests.conftest import CORPUS, CORPUS_RELEASES, ROOT, offline_settings
 
 MIN_FILES = 700
-
-CORPUS_RELEASES: dict[str, str] = {
-    # AutoModel's examples and docs at the main-branch commit the "main" table was read from
-    "automodel-head": "main",
-    "automodel-docs": "main",
-    # examples from AutoModel's 2025 history: they name components first released in 0.4.0
-    # (the diffusion data loaders, the bi- and cross-encoders) and no recipe: key (an example
-    # script picks the recipe); 0.4.0 is the release they fit with the fewest differences
-    "automodel-2025": "0.4.0",
-}
-"""Corpus directory -> the AutoModel release (``automodel_version``) it is checked against."""
 
 # file (relative to the corpus) -> the error codes it must have, and nothing else.
 KNOWN_ERRORS: dict[str, list[str]] = {
@@ -66,31 +55,22 @@ class TableGap:
 
 TABLE_GAPS: tuple[TableGap, ...] = (
     TableGap(
-        "thirdparty: transformers 5 config classes are @strict(accept_kwargs=True) "
-        "dataclasses; the table lists PreTrainedConfig's own fields, not theirs or **",
-        "unknown-argument",
-        r"^transformers\.models\.\S+Config takes no argument",
-    ),
-    TableGap(
-        "main: the recipes build the data loader around the dataset they made (positionally, "
-        "through the typed dataloader config): 'dataset' is missing from supplied",
-        "missing-argument",
-        r"DataLoader needs the argument 'dataset'",
-    ),
-    TableGap(
-        "keys the recipe takes out of dataloader/validation_dataloader before the call "
-        "(dataloader_type for the Megatron sampler, group_by_length) are listed nowhere",
+        "dataloader/validation_dataloader: keys the recipe takes out before it builds the "
+        "loader (0.4.0's train_ft deletes dataloader_type for the Megatron sampler; from "
+        "0.6.0 the typed config takes dataloader_type and its config fields such as "
+        "group_by_length) are in no section entry of the table",
         "unknown-argument",
         r"StatefulDataLoader takes no argument '(dataloader_type|group_by_length)'",
     ),
     TableGap(
-        "sections no recipe of the release reads (parallelizer:, a top-level moe_config:, "
-        "rng: under FinetuneRecipeForVLM): AutoModel imports their _target_ and never calls it",
+        "_target_ sections no recipe of the release builds (parallelizer:, 0.4.0's top-level "
+        "moe_config:, rng: in main, whose recipes make their own StatefulRNG): AutoModel "
+        "imports the target and never calls it; the table has no mark for them",
         "missing-argument",
         r"^nemo_automodel\.components\.moe\.parallelizer\.parallelize_model needs",
     ),
     TableGap(
-        "(the same: sections no recipe reads)",
+        "(the same: _target_ sections no recipe builds)",
         "unknown-argument",
         r"^nemo_automodel\.components\.(moe\.config\.MoEParallelizerConfig|training\.rng\."
         r"StatefulRNG) takes no argument '(activation_checkpointing|deterministic)'",
@@ -152,7 +132,9 @@ SPOT = [name for name, codes in KNOWN_ERRORS.items() if codes == ["spot-no-check
 @needs_corpus
 @pytest.mark.parametrize("name", SPOT)
 def test_the_known_spot_files_point_at_use_spot(name: str) -> None:
-    report = validate_path(CORPUS / name, offline_settings(automodel_version="main"))
+    report = validate_path(
+        CORPUS / name, offline_settings(automodel_version=release(CORPUS / name))
+    )
     (error,) = [d for d in report.diagnostics if d.is_error]
     assert error.path == "skypilot.use_spot"
     text = (CORPUS / name).read_text(encoding="utf-8").splitlines()
@@ -178,10 +160,10 @@ def test_the_schema_accepts_the_whole_corpus() -> None:
 @needs_corpus
 @pytest.mark.parametrize("name", sorted(set(KNOWN_ERRORS) - set(SPOT)))
 def test_the_known_grad_acc_steps_files_point_at_the_key(name: str) -> None:
-    report = validate_path(CORPUS / name, offline_settings(automodel_version="main"))
+    report = validate_path(CORPUS / name, offline_settings(automodel_version="0.3.0"))
     (error,) = [d for d in report.diagnostics if d.is_error]
     assert (error.path, error.line, error.column) == ("step_scheduler.grad_acc_steps", 3, 3)
-    assert "in AutoModel main" in error.message
+    assert "in AutoModel 0.3.0" in error.message
 
 
 def _first(items: Iterator[jsonschema.ValidationError]) -> list[jsonschema.ValidationError]:
