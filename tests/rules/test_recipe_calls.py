@@ -168,7 +168,11 @@ def test_a_required_argument_nobody_gives_is_an_error(validate: Validate) -> Non
         "startup with a TypeError"
     )
     assert diags[0].hint == "add global_batch_size: <value> under step_scheduler"
-    assert "needs the argument 'pretrained_model_name_or_path'" in diags[1].message
+    assert diags[1].message == (
+        "nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained needs the argument "
+        "'pretrained_model_name_or_path' in AutoModel 0.7.0, and neither model nor AutoModel "
+        "gives it: the job stops at startup with a TypeError"
+    )
 
 
 def test_what_autoModel_supplies_and_var_keyword_accept_anything(validate: Validate) -> None:
@@ -281,6 +285,8 @@ def test_a_module_in_the_working_directory_is_the_users_own(
         "torch.optim.SGD",  # torch is not covered by this table
         "${oc.env:LOSS}",  # a value, resolved when the job starts
         "losses/focal.py:Focal",  # AutoModel's file form
+        "nemo_automodel.x.py:Cls",  # the file form too, whatever the file is called
+        "nemo_automodel.${VARIANT}",
         "nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained",
     ],
 )
@@ -403,3 +409,46 @@ def test_a_section_the_recipe_reads_key_by_key_is_not_a_call(validate: Validate)
     # no recipe named (an example script picks it): a section some recipe reads its own
     # way is not judged
     assert validate(text.split("\n", 1)[1]) == []
+
+
+def test_a_target_with_nothing_close_gets_no_guess(validate: Validate) -> None:
+    (diag,) = validate("loss_fn:\n  _target_: nemo_automodel.qqqqqq.wwwwww\n")
+    assert diag.code == "unknown-target" and diag.hint is None
+
+
+def test_an_abbreviation_names_its_first_part_as_the_missing_module(validate: Validate) -> None:
+    (diag,) = validate("loss_fn:\n  _target_: loss.masked_ce.MaskedCrossEntropy\n")
+    assert diag.message.startswith(
+        "'loss.masked_ce.MaskedCrossEntropy' cannot be imported: there is no module 'loss' "
+    )
+
+
+def _with_arguments(monkeypatch: pytest.MonkeyPatch, count: int) -> None:
+    def load(version: str) -> Table:
+        t = small_table(version)
+        t.callables["nemo_automodel.Many"] = " ".join(f"a{i}" for i in range(count))
+        t.recipes = {f"r.m.R{i}": f"R{i}" for i in range(count)}
+        return t
+
+    monkeypatch.setattr(tables, "load", load)
+
+
+@pytest.mark.parametrize(("count", "more"), [(12, ""), (13, ", ...")])
+def test_hints_list_at_most_twelve_names(
+    validate: Validate, monkeypatch: pytest.MonkeyPatch, count: int, more: str
+) -> None:
+    _with_arguments(monkeypatch, count)
+    twelve = ", ".join(f"a{i}" for i in range(12))
+    (diag,) = validate("x:\n  _target_: nemo_automodel.Many\n  zzzzzz: 1\n")
+    assert diag.hint == f"Many takes: {twelve}{more}"
+    (diag,) = validate("recipe: Q\n")
+    recipes = sorted(f"R{i}" for i in range(count))
+    assert diag.hint == "recipes: " + ", ".join(recipes[:12]) + more
+
+
+def test_a_callable_without_keywords_says_so(
+    validate: Validate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _with_arguments(monkeypatch, 0)
+    (diag,) = validate("x:\n  _target_: nemo_automodel.Many\n  zzzzzz: 1\n")
+    assert diag.hint == "Many takes no keyword arguments"
