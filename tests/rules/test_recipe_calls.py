@@ -452,3 +452,14 @@ def test_a_callable_without_keywords_says_so(
     _with_arguments(monkeypatch, 0)
     (diag,) = validate("x:\n  _target_: nemo_automodel.Many\n  zzzzzz: 1\n")
     assert diag.hint == "Many takes no keyword arguments"
+
+
+def test_a_nested_target_is_called_with_its_keys_too(validate: Validate) -> None:
+    diags = validate("""\
+        model:
+          _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
+          pretrained_model_name_or_path: x
+          loss:
+            _target_: nemo_automodel.components.datasets.utils.default_collater
+        """)
+    assert brief(diags) == ["5:5 error[missing-argument] model.loss._target_"]
