@@ -71,22 +71,25 @@ How the recipes use them (read in the releases' recipes; for whoever writes the 
   ``distributed:`` goes through ``parse_distributed_section``: it pops the mesh sizes,
   ``pipeline``, ``moe``, ``activation_checkpointing`` and drops ``_target_`` (so
   ``distributed._target_: ...FSDP2Manager`` is still resolved at load but never built);
-  the rest goes to the class ``strategy:`` picks, and an unknown key is a ValueError
-  (0.5.0 on) or TypeError. ``section(recipe, ...)`` takes the recipe's path (what
-  ``recipe()`` returns), or None when the file names none. Sections read key by key
-  (``dist_env``, ``packed_sequence``, the diffusion recipe's ``step_scheduler``)
-  ignore unknown keys and are not listed; some ``_target_`` sections are never built
-  by the recipe at all (``rng:`` in 0.7.0 and main: the recipe makes its own
-  ``StatefulRNG``), so a wrong keyword there does not stop a job.
+  the rest goes to the class ``strategy:`` picks, and an unknown key is a ValueError at
+  startup. ``section(recipe, ...)`` takes the recipe's path (what ``recipe()``
+  returns), or None when the file names none. Sections read key by key (``dist_env``,
+  ``packed_sequence``, the diffusion recipe's ``step_scheduler``) ignore unknown keys
+  and are not listed. Some ``_target_`` sections are never built by any recipe: no
+  release's recipes read ``rng:`` (they make their own ``StatefulRNG`` from ``seed``),
+  so a wrong keyword there does not stop a job (its ``_target_`` is still resolved).
 - A ``collate_fn`` given as a ``_target_`` mapping is called later with the batch
   (``batch=`` to 0.5.0, positionally from 0.6.0): ``supplied`` lists ``batch``, and
   ``dataset`` (every release gives the data loader its dataset).
-- From 0.6.0 the typed recipes (``recipes/_typed_config.py``: train_ft, train_seq_cls,
-  the VLM, multimodal, bi-encoder and diffusion recipes) build ``dataloader:`` and
-  ``validation_dataloader:`` themselves: ``_target_`` must be torch's ``DataLoader`` or
-  torchdata's ``StatefulDataLoader``, and only ``collate_fn``, ``dataloader_type`` and
-  the fields of its ``config_fields`` set are accepted (a TypeError otherwise). This is
-  not in the tables yet: the keys are checked against the loader's own signature.
+- From 0.6.0 the recipes that read their config through ``recipes/_typed_config.py``
+  (train_ft among them) build ``dataloader:`` and ``validation_dataloader:``
+  themselves: ``_target_`` must be torch's ``DataLoader`` or torchdata's
+  ``StatefulDataLoader``, and only ``collate_fn``, ``dataloader_type`` and the fields of
+  its ``config_fields`` set are accepted (a TypeError otherwise). This is not in the
+  tables yet: the keys are checked against the loader's own signature.
+- Only what a package's ``__init__`` re-exports is an alias: a name a module merely
+  imports (``nemo_automodel.recipes.llm.train_ft.StepScheduler``) resolves in Python but
+  is not listed (listing every import would double the table).
 
 ``thirdparty.json`` has the same shape (no recipes or sections) for the libraries the
 recipes name: it is merged into every release's table. It lists ``torch.optim`` and
@@ -224,8 +227,8 @@ class Table:
         return matches[0] if len(matches) == 1 else None
 
     def section(self, recipe: str | None, name: str) -> SectionBuild | None:
-        for key in (recipe, "*"):
-            group = self.sections.get(key or "*", {})
+        for key in (recipe, "*") if recipe else ("*",):
+            group = self.sections.get(key, {})
             if name not in group:
                 continue
             built = group[name]

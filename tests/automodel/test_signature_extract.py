@@ -9,7 +9,7 @@ import pytest
 from tests.automodel.tools import tool
 
 extract = tool("signature_extract")
-generate = tool("automodel_signatures")
+builds = tool("automodel_builds")
 
 
 def index(**files: str) -> object:
@@ -253,16 +253,16 @@ def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
         """,
     )
     callables, _, _ = idx.table()  # type: ignore[attr-defined]
-    generate.SECTION_TARGETS["step_scheduler"] = ("pkg.sched.StepScheduler",)
+    builds.SECTION_TARGETS["step_scheduler"] = ("pkg.sched.StepScheduler",)
     try:
-        sections = generate.section_builds(idx, callables, {})
+        sections = builds.section_builds(idx, callables, {})
     finally:
-        del generate.SECTION_TARGETS["step_scheduler"]
+        del builds.SECTION_TARGETS["step_scheduler"]
     assert sections["*"]["step_scheduler"] == {
         "target": "pkg.sched.StepScheduler",
         "supplied": "dataloader dp_size global_batch_size restore_from",
     }
-    assert generate.supplied_keywords(idx) == {"tokenizer", "params"}
+    assert builds.supplied_keywords(idx) == {"tokenizer", "params"}
 
 
 @pytest.mark.parametrize(
@@ -276,12 +276,12 @@ def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
     ],
 )
 def test_recipes_are_what_automodels_cli_finds(path: str, text: str, expected: set[str]) -> None:
-    previous = generate.PACKAGE
-    generate.PACKAGE = "pkg"
+    previous = builds.PACKAGE
+    builds.PACKAGE = "pkg"
     try:
-        found = set(generate.recipe_classes({path: text}).values())
+        found = set(builds.recipe_classes({path: text}).values())
     finally:
-        generate.PACKAGE = previous
+        builds.PACKAGE = previous
     assert found == expected
 
 
