@@ -291,6 +291,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.WARNING,
         "no launcher section, and a mesh larger than one 8-GPU node",
     ),
+    # the recipe as the AutoModel release that runs it builds it
+    "unknown-argument": (Severity.ERROR, "a key the callable AutoModel builds does not take"),
+    "missing-argument": (Severity.ERROR, "an argument the callable needs and nothing gives"),
+    "unknown-target": (Severity.ERROR, "a _target_ the AutoModel release cannot import"),
+    "unknown-recipe": (Severity.ERROR, "a recipe: name the AutoModel release has no recipe for"),
     # host checks
     "path-missing": (Severity.ERROR, "a path the job needs does not exist on this host"),
     # live preflight against the cluster (validate --cluster, submit)

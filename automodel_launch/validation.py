@@ -98,6 +98,7 @@ def validate_loaded(
         traps=find_traps(loaded),
         tags=loaded.tags,
         text=loaded.text,
+        path=loaded.path,
     )
     run_rules(ctx)
     fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}

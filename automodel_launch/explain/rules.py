@@ -148,7 +148,8 @@ FILE_LEVEL = frozenset(
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
      "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe",
-     "missing-recipe-key", "unknown-automodel-version", "strategy-unsupported-size"}
+     "missing-recipe-key", "unknown-automodel-version", "strategy-unsupported-size",
+     "unknown-argument", "missing-argument", "unknown-target", "unknown-recipe"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""

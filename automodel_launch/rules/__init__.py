@@ -20,6 +20,7 @@ from automodel_launch.rules.nemo_run import nemo_run_rules
 from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.recipe_key import recipe_key
+from automodel_launch.rules.recipe_calls import recipe_calls
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
@@ -46,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     launch.recipe_secrets,
     launch.comment_secrets,
     unmounted_paths,
+    recipe_calls,
     placeholders,
     runtime_sizes,
     recipe_key,

@@ -49,6 +49,8 @@ class Context:
     traps: dict[Loc, Trap] = field(default_factory=dict)
     text: str = ""
     """The file's text, for what lives outside the data (comments)."""
+    path: str = ""
+    """The file's path as given (a relative ``_target_`` module is looked for beside it)."""
     tags: dict[Loc, str] = field(default_factory=dict)
     """Explicit tags the loader could not read as plain values, as written."""
     sections: dict[str, Section] = field(default_factory=dict)

@@ -27,7 +27,7 @@ pytest.importorskip("pygls", reason="the lsp extra is not installed")
 
 DOCS = ROOT / "docs" / "editors.md"
 RECIPE = """\
-recipe: llm
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 slurm:
   ntask_per_node: 8
   time: 1:00:00

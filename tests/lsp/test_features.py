@@ -121,7 +121,7 @@ async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
         assert validate_text(filled) == [], filled
     assert expand(items["time"].text_edit.new_text) == 'time: "04:00:00"'  # type: ignore[union-attr]
     # at the top level a launcher section opens with the schema's snippet
-    uri = await editor.open("recipe: llm\nmodel:\n  x: 1\n\n")
+    uri = await editor.open("recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel:\n  x: 1\n\n")
     items = {i.label: i for i in await editor.complete(uri, 3, 0)}
     assert "slurm" in items and "k8s" in items and "recipe" not in items
     assert "kubernetes" not in items  # no launcher of AutoModel's: deprecated, not offered
@@ -130,7 +130,7 @@ async def test_key_snippets_insert_valid_values(client: LanguageClient) -> None:
     assert edit is not None
     body = expand(edit.new_text)
     assert body.startswith("skypilot:\n  cloud: aws\n")
-    after = "recipe: llm\nmodel:\n  x: 1\n" + body + "\n"
+    after = "recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel:\n  x: 1\n" + body + "\n"
     assert [d for d in validate_text(after) if d["severity"] == "error"] == []
 
 
