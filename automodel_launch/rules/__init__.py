@@ -19,8 +19,8 @@ from automodel_launch.rules.launchable import launcher_only
 from automodel_launch.rules.nemo_run import nemo_run_rules
 from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
-from automodel_launch.rules.recipe_key import recipe_key
 from automodel_launch.rules.recipe_calls import recipe_calls
+from automodel_launch.rules.recipe_key import recipe_key
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
