@@ -25,13 +25,18 @@ SILENT = ("0.4.0", "0.5.0", "0.6.0", "main")
 
 
 def nemo_run(validate: Validate, body: str, version: str = "0.7.0") -> list[Diagnostic]:
-    found = validate("recipe: R\nnemo_run:\n" + body, automodel_version=version)
+    found = validate(
+        "recipe: TrainFinetuneRecipeForNextTokenPrediction\nnemo_run:\n" + body,
+        automodel_version=version,
+    )
     return [d for d in found if d.code.startswith("nemo-run-")]
 
 
 def rule_only(section: dict[str, object], version: str) -> list[Diagnostic]:
     """The rule alone on raw data, no section model (values need not be valid)."""
-    loaded = load_text("recipe: R\nnemo_run: {}\n", "config.yaml").loaded
+    loaded = load_text(
+        "recipe: TrainFinetuneRecipeForNextTokenPrediction\nnemo_run: {}\n", "config.yaml"
+    ).loaded
     assert loaded is not None
     ctx = Context({"nemo_run": section}, loaded.collector(), offline_settings(
         automodel_version=version))  # fmt: skip
@@ -52,7 +57,13 @@ def test_ntasks_per_node_is_an_executor_field_in_every_release(
     validate: Validate, version: str, executor: str
 ) -> None:
     body = f"  executor: {executor}\n  ntasks_per_node: 8\n  nodes: 2\n  env_vars: {{A: b}}\n"
-    assert validate("recipe: R\nnemo_run:\n" + body, automodel_version=version) == []
+    assert (
+        validate(
+            "recipe: TrainFinetuneRecipeForNextTokenPrediction\nnemo_run:\n" + body,
+            automodel_version=version,
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("version", SILENT)

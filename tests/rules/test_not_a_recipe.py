@@ -176,7 +176,7 @@ def test_render_and_submit_get_no_note_their_refusal_is_nothing_to_train(purpose
 def test_a_lepton_section_is_a_note_and_no_recipe() -> None:
     text = textwrap.dedent(
         """\
-        recipe: R
+        recipe: TrainFinetuneRecipeForNextTokenPrediction
         lepton:
           nodes: 1
         """
