@@ -101,15 +101,15 @@ not listed: a target there is not guessed at.
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 FORMAT = 1
 THIRD_PARTY = "thirdparty"
+RELEASES = Path(__file__).parent / "releases"
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,8 @@ class Table:
         same_tail = [n for n in names if n.rsplit(".", 1)[-1] == tail]
         if same_tail:
             return min(same_tail, key=len)
+        import difflib  # only for a name that is not there
+
         close = difflib.get_close_matches(target, names, n=1, cutoff=0.8)
         return close[0] if close else None
 
@@ -245,8 +247,9 @@ class Table:
 
 
 def _read(name: str) -> dict[str, Any]:
-    text = resources.files("automodel_launch.automodel.releases").joinpath(f"{name}.json")
-    data: dict[str, Any] = json.loads(text.read_text(encoding="utf-8"))
+    # the package's own data file, read directly: importlib.resources costs more to import
+    # than the table costs to parse, on a path that runs on every save
+    data: dict[str, Any] = json.loads((RELEASES / f"{name}.json").read_text(encoding="utf-8"))
     if data.get("format") != FORMAT:
         raise ValueError(f"releases/{name}.json: format {data.get('format')!r}, not {FORMAT}")
     return data
