@@ -9,6 +9,11 @@
   keywords, the string keys of the ``**`` dict it receives, keys the function pops.
   ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
   ``packed_sequence`` (read key by key, the rest ignored) are left out.
+  ``dataloader`` and ``validation_dataloader`` (``loader_consumed``): the keys a recipe's
+  loader builder takes out of the node it is handed (``del cfg_dl.dataloader_type`` to
+  0.5.0; ``loader_kwargs.pop("group_by_length")`` in the typed config from 0.6.0).
+  ``UNBUILT_CANDIDATES`` (``unread_sections``): ``_target_`` sections no recipe module of
+  the release reads from its config: listed as null under ``"*"`` (imported, never called).
 - ``supplied``: ``SUPPLIED_BY_HAND``, the keywords of every ``.instantiate(...)`` and
   ``.instantiate_path(...)`` call, and of every call of a configured value (a local name
   or ``self`` attribute holding a resolved ``_target_``, called with ``**kwargs``:
@@ -32,6 +37,20 @@ SECTION_TARGETS: dict[str, tuple[str, ...]] = {
         "nemo_automodel.components.checkpoint.config.CheckpointingConfig",
     ),
 }
+
+# the sections the recipes hand to their data loader builder, and the class it makes when
+# the section names none (the typed recipes from 0.6.0 drop the section's _target_)
+LOADER_SECTIONS = ("dataloader", "validation_dataloader")
+LOADER_TARGET = "torchdata.stateful_dataloader.StatefulDataLoader"
+# how the recipes name the parameter holding the loader's config node (cfg_dl, dataloader_node)
+LOADER_PARAM = re.compile(r"(^|_)(dl|dataloader)(_|$)")
+
+# top-level _target_ sections real configs carry that a release's recipes may never read
+# (AutoModel resolves the _target_ as it loads the file and builds nothing): kept when ast
+# finds no recipe module reading the key from its config
+UNBUILT_CANDIDATES = ("parallelizer", "moe_config", "rng")
+# what the recipes call the config they read keys from (self.cfg, cfg, the typed view's _raw)
+CONFIG_NAME = re.compile(r"(^|[._])(cfg|config|_raw)$")
 
 # supplied where ast does not see it: from 0.6.0 the typed recipes build the data loader
 # with the dataset themselves, and call a collate function with the batch, positionally
@@ -181,11 +200,91 @@ def section_builds(
     distributed = distributed_build(index)
     if distributed is not None:
         built["distributed"] = distributed
-    sections: dict[str, dict[str, dict[str, object] | None]] = {"*": built}
+    consumed = loader_consumed(index)
+    for section in LOADER_SECTIONS if consumed else ():
+        built[section] = {"target": LOADER_TARGET, "supplied": " ".join(sorted(consumed))}
+    unbuilt: dict[str, dict[str, object] | None] = {
+        section: None for section in unread_sections(index)
+    }
+    sections: dict[str, dict[str, dict[str, object] | None]] = {"*": {**built, **unbuilt}}
     for recipe in recipes:
         for section in sorted(explicit_only.get(recipe.rpartition(".")[0], ())):
             sections.setdefault(recipe, {})[section] = None
     return sections
+
+
+def _recipe_modules(index: Index) -> list[ast.Module]:
+    return [m.tree for m in index.modules.values() if m.name.split(".")[1:2] == ["recipes"]]
+
+
+def loader_consumed(index: Index) -> set[str]:
+    """Keys the recipes' loader builders take out of the loader's node before building:
+    ``del NODE.key`` and ``NODE.pop("key")``, on the parameter holding the node or on a
+    local made from it (``loader_kwargs = _as_dict(dataloader_node)``)."""
+    consumed: set[str] = set()
+    for tree in _recipe_modules(index):
+        for _, func in _functions(tree):
+            every = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+            names = {a.arg for a in every if LOADER_PARAM.search(a.arg)}
+            if names:
+                consumed |= _taken_out(func, names)
+    return consumed
+
+
+def _taken_out(func: ast.FunctionDef, params: set[str]) -> set[str]:
+    names = set(params)
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and any(isinstance(a, ast.Name) and a.id in params for a in node.value.args)
+        ):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    found: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Delete):
+            found |= {
+                t.attr
+                for t in node.targets
+                if isinstance(t, ast.Attribute) and _dotted(t.value) in names
+            }
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "pop"
+            and _dotted(node.func.value) in names
+            and node.args
+        ):
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.add(first.value)
+    return found
+
+
+def unread_sections(index: Index) -> list[str]:
+    """``UNBUILT_CANDIDATES`` no recipe module reads from its config (``cfg.KEY``,
+    ``cfg.get("KEY")``, ``"KEY" in cfg``)."""
+    read: set[str] = set()
+    for tree in _recipe_modules(index):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and CONFIG_NAME.search(_dotted(node.value) or ""):
+                read.add(node.attr)
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and CONFIG_NAME.search(_dotted(node.func.value) or "")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                read.add(str(node.args[0].value).split(".", 1)[0])
+            elif (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Constant)
+                and any(CONFIG_NAME.search(_dotted(c) or "") for c in node.comparators)
+            ):
+                read.add(str(node.left.value))
+    return [section for section in UNBUILT_CANDIDATES if section not in read]
 
 
 def _module_dicts(module_tree: ast.Module) -> dict[str, ast.Dict]:

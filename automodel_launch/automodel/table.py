@@ -27,7 +27,9 @@ Format (``"format": 1``)::
                                                 # takes out before the call; "_target_"
                                                 # there: the recipe drops the section's own;
                                                 # a recipe's null: it reads that section key
-                                                # by key and ignores the rest
+                                                # by key and ignores the rest, or (under "*")
+                                                # never reads it: its _target_ is imported,
+                                                # never called
       "supplied": "tokenizer model"             # keywords AutoModel passes itself
     }
 
@@ -77,16 +79,22 @@ How the recipes use them (read in the releases' recipes; for whoever writes the 
   ``packed_sequence``, the diffusion recipe's ``step_scheduler``) ignore unknown keys
   and are not listed. Some ``_target_`` sections are never built by any recipe: no
   release's recipes read ``rng:`` (they make their own ``StatefulRNG`` from ``seed``),
-  so a wrong keyword there does not stop a job (its ``_target_`` is still resolved).
+  ``parallelizer:`` (0.2.0 alone reads it) or a top-level ``moe_config:`` (0.4.0
+  reads ``distributed.moe``), so a wrong keyword there does not stop a job (its
+  ``_target_`` is still resolved): they are null under ``"*"``.
 - A ``collate_fn`` given as a ``_target_`` mapping is called later with the batch
   (``batch=`` to 0.5.0, positionally from 0.6.0): ``supplied`` lists ``batch``, and
   ``dataset`` (every release gives the data loader its dataset).
-- From 0.6.0 the recipes that read their config through ``recipes/_typed_config.py``
-  (train_ft among them) build ``dataloader:`` and ``validation_dataloader:``
-  themselves: ``_target_`` must be torch's ``DataLoader`` or torchdata's
-  ``StatefulDataLoader``, and only ``collate_fn``, ``dataloader_type`` and the fields of
-  its ``config_fields`` set are accepted (a TypeError otherwise). This is not in the
-  tables yet: the keys are checked against the loader's own signature.
+- ``dataloader:`` and ``validation_dataloader:`` are listed (target torchdata's
+  ``StatefulDataLoader``) with the keys the recipes' loader builders take out first:
+  to 0.5.0 train_ft deletes ``dataloader_type`` (the Megatron sampler's), ``shuffle``,
+  ``group_by_length``... and calls the section's ``_target_`` with the rest. From 0.6.0
+  the recipes that read their config through ``recipes/_typed_config.py`` (train_ft
+  among them) build the loader themselves: ``_target_`` must be torch's ``DataLoader``
+  or torchdata's ``StatefulDataLoader`` and is dropped, and only ``collate_fn``,
+  ``dataloader_type`` and its config fields (``group_by_length``, ``batch_size``, ...)
+  are accepted. The listing is per release, for every recipe (``"*"``): a recipe that
+  builds its loader otherwise is not told apart.
 - Only what a package's ``__init__`` re-exports is an alias: a name a module merely
   imports (``nemo_automodel.recipes.llm.train_ft.StepScheduler``) resolves in Python but
   is not listed (listing every import would double the table).

@@ -368,3 +368,60 @@ def test_what_a_base_outside_the_package_adds_is_not_guessed() -> None:
     assert callables["pkg.mod.Config"] == ""
     assert callables["pkg.mod.ModelConfig"] == "**"
     assert opened == ["pkg.mod.Output", "pkg.mod.Stateful"]
+
+
+def test_the_keys_a_loader_builder_takes_out_are_what_the_loader_sections_consume() -> None:
+    idx = index(
+        pkg__recipes__llm__train_ft="""
+        def build_dataloader(cfg_ds, cfg_dl, seed):
+            if "dataloader_type" in cfg_dl:
+                del cfg_dl.dataloader_type
+            del other.shuffle
+            return cfg_dl.instantiate(dataset=cfg_ds)
+        """,
+        pkg__recipes___typed_config="""
+        class RecipeConfig:
+            def _resolve_dataloader(self, dataset_node, dataloader_node):
+                loader_kwargs = _as_dict(dataloader_node)
+                loader_kwargs.pop("_target_", None)
+                dataset_node.pop("tokenizer", None)
+                return Config(group_by_length=loader_kwargs.pop("group_by_length", False))
+        """,
+        pkg__components__loader="""
+        def build(cfg_dl):
+            del cfg_dl.not_a_recipe
+        """,
+    )
+    assert builds.loader_consumed(idx) == {"dataloader_type", "_target_", "group_by_length"}
+    sections = builds.section_builds(idx, {}, {})
+    for name in ("dataloader", "validation_dataloader"):
+        assert sections["*"][name] == {
+            "target": "torchdata.stateful_dataloader.StatefulDataLoader",
+            "supplied": "_target_ dataloader_type group_by_length",
+        }
+
+
+def test_a_loader_section_is_listed_only_where_a_recipe_takes_keys_out() -> None:
+    idx = index(pkg__recipes__llm__train="def build(cfg_dl):\n    return cfg_dl.instantiate()\n")
+    assert "dataloader" not in builds.section_builds(idx, {}, {})["*"]
+
+
+def test_a_target_section_no_recipe_reads_is_null_for_every_recipe() -> None:
+    idx = index(
+        pkg__recipes__llm__train_ft="""
+        class Recipe:
+            def setup(self, cfg):
+                fn = getattr(self.cfg.get("parallelizer", None), "instantiate", None)
+                state.rng = make_rng(self.cfg.seed)
+                loaded.get("moe_config")
+        """,
+        pkg__components__rng="def read(cfg):\n    return cfg.rng\n",
+    )
+    assert builds.unread_sections(idx) == ["moe_config", "rng"]
+    assert builds.section_builds(idx, {}, {})["*"] == {
+        "moe_config": None,
+        "rng": None,
+    }
+    for read in ("cfg.moe_config", '"moe_config" in self._raw', 'self.config.get("moe_config.x")'):
+        idx = index(pkg__recipes__train=f"def f(self, cfg):\n    return {read}\n")
+        assert "moe_config" not in builds.unread_sections(idx), read

@@ -125,3 +125,53 @@ def _put(data: dict[str, Any], dotted: str, value: dict[str, Any]) -> None:
     for part in parents:
         data = data.setdefault(part, {})
     data[last] = value
+
+
+LOADER = "torchdata.stateful_dataloader.StatefulDataLoader"
+PARALLELIZE = "nemo_automodel.components.moe.parallelizer.parallelize_model"
+
+
+@pytest.mark.parametrize(
+    ("version", "taken"),
+    [("0.4.0", "dataloader_type"), ("0.4.0", "group_by_length"), ("main", "group_by_length")],
+)
+def test_loader_keys_the_recipe_takes_out_are_not_the_loaders_arguments(
+    version: str, taken: str
+) -> None:
+    for section in ("dataloader", "validation_dataloader"):
+        data = {section: {"_target_": LOADER, "batch_size": 8, taken: True, WRONG: 1}}
+        assert run(version, data) == [(f"{section}.{WRONG}", "unknown-argument")]
+
+
+def test_the_typed_recipes_drop_the_loaders_target_and_refuse_what_they_do_not_take() -> None:
+    data = {"dataloader": {"_target_": "torch.utils.data.DataLoader", "dataloader_type": "x"}}
+    assert run("0.7.0", data) == []
+    assert run("0.7.0", {"dataloader": {"_target_": "torch.utils.data.NoLoader"}}) == [
+        ("dataloader._target_", "unknown-target")
+    ]
+    # 0.3.0 deletes no group_by_length: the loader is called with it
+    data = {"dataloader": {"_target_": LOADER, "group_by_length": True}}
+    assert run("0.3.0", data) == [("dataloader.group_by_length", "unknown-argument")]
+
+
+@pytest.mark.parametrize(
+    ("version", "section", "target"),
+    [
+        ("main", "parallelizer", PARALLELIZE),
+        ("0.4.0", "parallelizer", PARALLELIZE),
+        ("0.4.0", "moe_config", "nemo_automodel.components.moe.config.MoEParallelizerConfig"),
+        ("main", "rng", "nemo_automodel.components.training.rng.StatefulRNG"),
+    ],
+)
+def test_a_target_section_no_recipe_builds_is_imported_but_not_called(
+    version: str, section: str, target: str
+) -> None:
+    assert run(version, {section: {"_target_": target, WRONG: 1}}) == []
+    wrong = {section: {"_target_": target + "Nope", WRONG: 1}}
+    assert run(version, wrong) == [(f"{section}._target_", "unknown-target")]
+
+
+def test_a_parallelizer_the_release_reads_is_not_marked_unbuilt() -> None:
+    """0.2.0's recipes take ``parallelizer:`` and instantiate it; 0.3.0's do not."""
+    assert "parallelizer" not in load("0.2.0").sections["*"]
+    assert load("0.3.0").sections["*"]["parallelizer"] is None
