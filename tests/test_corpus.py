@@ -8,15 +8,12 @@ break a rule may have errors, and exactly the errors named here.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.validation import validate_path
 from tests.conftest import CORPUS, CORPUS_RELEASES, ROOT, offline_settings
 
@@ -39,47 +36,6 @@ KNOWN_ERRORS: dict[str, list[str]] = {
     # skypilot: section is launched with, stops at once without a recipe: key.
     "automodel-2025/llm_finetune/llama3_2/llama3_2_1b_squad_skypilot.yaml": ["missing-recipe-key"],
 }
-
-
-@dataclass(frozen=True)
-class TableGap:
-    """Errors the signature tables cause today where AutoModel would run: each names what
-    the table is missing. The test fails when a gap is closed (remove its entry)."""
-
-    why: str
-    code: str
-    message: str
-    """A pattern the error's message matches."""
-
-    def covers(self, diagnostic: Diagnostic) -> bool:
-        return (
-            diagnostic.code == self.code and re.search(self.message, diagnostic.message) is not None
-        )
-
-
-TABLE_GAPS: tuple[TableGap, ...] = (
-    TableGap(
-        "dataloader/validation_dataloader: keys the recipe takes out before it builds the "
-        "loader (0.4.0's train_ft deletes dataloader_type for the Megatron sampler; from "
-        "0.6.0 the typed config takes dataloader_type and its config fields such as "
-        "group_by_length) are in no section entry of the table",
-        "unknown-argument",
-        r"StatefulDataLoader takes no argument '(dataloader_type|group_by_length)'",
-    ),
-    TableGap(
-        "_target_ sections no recipe of the release builds (parallelizer:, 0.4.0's top-level "
-        "moe_config:, rng: in main, whose recipes make their own StatefulRNG): AutoModel "
-        "imports the target and never calls it; the table has no mark for them",
-        "missing-argument",
-        r"^nemo_automodel\.components\.moe\.parallelizer\.parallelize_model needs",
-    ),
-    TableGap(
-        "(the same: _target_ sections no recipe builds)",
-        "unknown-argument",
-        r"^nemo_automodel\.components\.(moe\.config\.MoEParallelizerConfig|training\.rng\."
-        r"StatefulRNG) takes no argument '(activation_checkpointing|deterministic)'",
-    ),
-)
 
 
 def corpus_files() -> list[Path]:
@@ -115,19 +71,12 @@ def test_every_corpus_directory_has_its_release() -> None:
 @needs_corpus
 def test_no_false_errors_in_the_corpus() -> None:
     found: dict[str, list[str]] = {}
-    gaps_seen: set[TableGap] = set()
     for path in FILES:
         report = validate_path(path, offline_settings(automodel_version=release(path)))
-        errors = []
-        for diagnostic in (d for d in report.diagnostics if d.is_error):
-            gaps = [gap for gap in TABLE_GAPS if gap.covers(diagnostic)]
-            gaps_seen.update(gaps)
-            if not gaps:
-                errors.append(diagnostic.code)
+        errors = [d.code for d in report.diagnostics if d.is_error]
         if errors:
             found[relative(path)] = errors
     assert found == KNOWN_ERRORS
-    assert [gap.why for gap in TABLE_GAPS if gap not in gaps_seen] == []
 
 
 SPOT = [name for name, codes in KNOWN_ERRORS.items() if codes == ["spot-no-checkpoint-interval"]]
