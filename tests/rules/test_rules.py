@@ -11,6 +11,9 @@ from automodel_launch.rules.traps import report_traps
 from tests.conftest import offline_settings
 
 
+RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+
+
 def load_ok(text: str) -> LoadedFile:
     loaded = load_text(text, "config.yaml").loaded
     assert loaded is not None
@@ -30,7 +33,7 @@ def test_sections_come_before_the_rules_that_join_them_and_traps_last() -> None:
 
 
 def test_a_failed_field_is_left_out_and_named_invalid() -> None:
-    loaded = load_ok("slurm:\n  nodes: zero\n  time: '3:00:00'\nrecipe: TrainFinetuneRecipeForNextTokenPrediction\n")
+    loaded = load_ok("slurm:\n  nodes: zero\n  time: '3:00:00'\n" + RECIPE)
     ctx = Context(loaded.data, Collector(), offline_settings())
     run_rules(ctx)
     slurm = ctx.section("slurm", SlurmConfig)
@@ -41,7 +44,7 @@ def test_a_failed_field_is_left_out_and_named_invalid() -> None:
 
 
 def test_a_trap_that_breaks_the_field_type_is_one_error() -> None:
-    loaded = load_ok("skypilot:\n  cloud: aws\n  use_spot: yes\nrecipe: TrainFinetuneRecipeForNextTokenPrediction\n")
+    loaded = load_ok("skypilot:\n  cloud: aws\n  use_spot: yes\n" + RECIPE)
     ctx = Context(loaded.data, Collector(), offline_settings(), traps=find_traps(loaded))
     run_rules(ctx)
     errors = [(d.code, d.severity.value) for d in ctx.sink.items if d.is_error]
