@@ -10,7 +10,6 @@ from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.traps import report_traps
 from tests.conftest import offline_settings
 
-
 RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
 
 
