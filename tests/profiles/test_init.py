@@ -10,6 +10,7 @@ import pytest
 
 from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
 from automodel_launch.loading import load_file, load_text
+from automodel_launch.rules.recipe_key import needs_recipe_key
 from automodel_launch.scaffold import InitError, add_section, section_values
 from automodel_launch.validation import validate_text
 from tests.conftest import offline_settings, run_cli
@@ -43,6 +44,7 @@ def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> 
     paths = _without_launcher()
     assert len(paths) > 400
     settings = offline_settings()
+    before_0_4 = settings.model_copy(update={"automodel_version": "0.3.0"})
     failures: dict[str, object] = {}
     for path in paths:
         original = path.read_text(encoding="utf-8")
@@ -67,7 +69,17 @@ def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> 
         # a container section next to a recipe that writes to absolute paths: those need
         # mounts (the warning is right; init cannot know which directories to mount)
         added.pop("path-not-mounted", None)
-        if added or any(d.is_error for d in after):
+        expected: Counter[str] = Counter()
+        if section is not None and needs_recipe_key(loaded.data, settings.automodel_version):
+            # a recipe of a release before 0.4.0 (no recipe: key), now a job AutoModel 0.7.0
+            # could not start: exactly that error, and clean against the release it is from
+            expected["missing-recipe-key"] = 1
+            older = validate_text(text, str(path), before_0_4).diagnostics
+            if any(d.is_error for d in older):
+                failures[relative(path)] = ["0.3.0", *(d.code for d in older if d.is_error)]
+                continue
+        errors = Counter(d.code for d in after if d.is_error)
+        if added != expected or errors != expected:
             failures[relative(path)] = sorted(added.elements()) or [d.code for d in after]
     assert failures == {}
 
@@ -107,12 +119,15 @@ def test_the_command_writes_the_profiles_values_and_keeps_comments(
     site.write_text(SITE)
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
     recipe = tmp_path / "recipe.yaml"
-    original = "# my recipe\nmodel:\n  name: x   # a comment\nstep_scheduler:\n  max_steps: 10\n"
+    original = (
+        "# my recipe\nrecipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+        "model:\n  name: x   # a comment\nstep_scheduler:\n  max_steps: 10\n"
+    )
     recipe.write_text(original)
     done = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "eos", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = recipe.read_text()
-    assert text.splitlines()[1:6] == original.splitlines()
+    assert text.splitlines()[1:7] == original.splitlines()
     assert text.splitlines()[0].startswith("# yaml-language-server: $schema=")
     assert text.endswith(
         f"# values of profile eos ({site})\n"
@@ -171,7 +186,7 @@ def test_an_unreadable_profile_file_says_why_and_nothing_is_written(
 
 
 def test_a_recipe_that_may_not_be_written_is_left_whole(tmp_path: Path) -> None:
-    original = "model: {}\n"
+    original = "recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel: {}\n"
     locked = tmp_path / "locked.yaml"
     locked.write_text(original)
     locked.chmod(0o444)
@@ -197,7 +212,7 @@ def test_a_credential_named_as_a_profile_never_reaches_output_or_the_recipe(
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     recipe = tmp_path / "recipe.yaml"
-    recipe.write_text("model: {}\n")
+    recipe.write_text("recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel: {}\n")
     for name, section in (("nope", "slurm"), (token, "slurm"), (token + "x", "slurm")):
         done = run_cli("init", str(recipe), "-l", section, "--profile", name, cwd=tmp_path)
         assert done.returncode == 2
