@@ -73,6 +73,7 @@ slurm:
   container_image: "nvcr.io#nvidia/nemo:dev"
 model:
   name: tiny
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 """
 FAKE = """\
 #!{python} -IS
