@@ -121,7 +121,7 @@ def test_a_really_unreadable_subdirectory(tmp_path: Path) -> None:
     assert done.stdout.splitlines()[::2] == [
         "locked:1:1: error[file-unreadable] cannot search directory locked: permission denied; "
         "skipped",
-        "1 file checked: 1 error, 0 warnings; 1 failed",
+        "1 file checked against AutoModel 0.7.0: 1 error, 0 warnings; 1 failed",
     ]
 
 
@@ -166,5 +166,5 @@ def test_the_command_fails_on_a_directory_with_nothing_to_check(
         "configs/dangling.yml:1:1: error[file-not-found] configs/dangling.yml is a symbolic "
         "link to missing.yml, which does not exist; skipped",
         "    hint: fix or remove the link",
-        "3 files checked: 2 errors, 0 warnings; 2 failed",
+        "3 files checked against AutoModel 0.7.0: 2 errors, 0 warnings; 2 failed",
     ]

@@ -299,7 +299,7 @@ def test_format_from_the_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     result = run_validate(
         "examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths", "--format", "text"
     )
-    assert result.stdout == "1 file checked: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
 
 
 def test_an_unknown_variable_far_from_every_name_lists_them(

@@ -12,7 +12,10 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-SLURM = 'slurm:\n  time: "01:00:00"\n  container_image: null\nmodel:\n  name: tiny\n'
+SLURM = (
+    'slurm:\n  time: "01:00:00"\n  container_image: null\nmodel:\n  name: tiny\n'
+    "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+)
 NO_SLURM = (
     "no Slurm on this host: scontrol is not on PATH; run it on a Slurm login node "
     "(SLURM_CONF set if slurm.conf is elsewhere)"
@@ -79,7 +82,7 @@ def test_validate_cluster_asks_nothing_without_a_slurm_config(tmp_path: Path) ->
     (tmp_path / "local.yaml").write_text("model:\n  name: tiny\n")
     done = cli("validate", "--cluster", "local.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "1 file checked: no problems\n"
+    assert done.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
 
 
 def test_submit_without_slurm_names_the_way_around(tmp_path: Path) -> None:

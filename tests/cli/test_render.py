@@ -75,14 +75,27 @@ def test_a_job_dir_path_sbatch_cannot_carry_is_refused(tmp_path: Path) -> None:
 
 def test_interactive_config_prints_the_torchrun_command(tmp_path: Path) -> None:
     config = tmp_path / "local.yaml"
-    config.write_text("model:\n  name: x\n")
+    config.write_text("recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel:\n  name: x\n")
     done = render(str(config), "--nproc-per-node", "4", env={"CUDA_VISIBLE_DEVICES": "0"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"torchrun --nproc_per_node=4 -m nemo_automodel.cli.app {config}\n"
+    one = render(str(config), env={"CUDA_VISIBLE_DEVICES": "0"})
+    assert one.stdout == f"automodel {config}\n"
+
+
+def test_an_interactive_config_for_a_2025_release_names_its_command(tmp_path: Path) -> None:
+    config = tmp_path / "local.yaml"
+    config.write_text("model:\n  name: x\n")
+    old = {"CUDA_VISIBLE_DEVICES": "0", "AUTOMODEL_LAUNCH_AUTOMODEL_VERSION": "0.3.0"}
+    done = render(str(config), "--nproc-per-node", "4", env=old)
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f"torchrun --nproc_per_node=4 -m nemo_automodel._cli.app finetune llm -c {config}\n"
     )
-    one = render(str(config), env={"CUDA_VISIBLE_DEVICES": "0"})
+    one = render(str(config), env=old)
     assert one.stdout == f"automodel finetune llm -c {config}\n"
+    chosen = render(str(config), "--command", "pretrain", "--domain", "vlm", env=old)
+    assert chosen.stdout == f"automodel pretrain vlm -c {config}\n"
 
 
 def test_custom_entry(tmp_path: Path) -> None:

@@ -61,18 +61,37 @@ def test_a_launcher_section_without_a_recipe_has_nothing_to_train(
 
 
 @pytest.mark.parametrize(
-    "addition",
+    ("addition", "version"),
     [
-        "recipe: TrainFinetuneRecipeForNextTokenPrediction\n",
-        "model:\n  x: 1\n",
-        "step_scheduler:\n  max_steps: 10\n",  # the 2025 command form: the CLI names the recipe
+        ("recipe: TrainFinetuneRecipeForNextTokenPrediction\n", "0.7.0"),
+        ("model:\n  x: 1\n", "0.3.0"),  # the 2025 command form: the CLI names the recipe
+        ("step_scheduler:\n  max_steps: 10\n", "0.3.0"),
     ],
 )
-def test_a_recipe_or_a_model_is_something_to_train(tmp_path: Path, addition: str) -> None:
+def test_a_recipe_or_a_model_is_something_to_train(
+    tmp_path: Path, addition: str, version: str
+) -> None:
     (tmp_path / "recipe.yaml").write_text(addition + LAUNCHER_ONLY, encoding="utf-8")
-    done = cli("render", "recipe.yaml", cwd=tmp_path)
+    done = cli("render", "recipe.yaml", "--set", f"automodel_version={version}", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("#!/bin/bash\n")
+
+
+@pytest.mark.parametrize("command", [("render",), ("submit", "--dry-run")])
+def test_a_model_without_a_recipe_key_is_refused_from_0_4_0(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    (tmp_path / "recipe.yaml").write_text("model:\n  x: 1\n" + LAUNCHER_ONLY, encoding="utf-8")
+    done = cli(*command, "recipe.yaml", "--job-dir", str(tmp_path / "job"), cwd=tmp_path)
+    assert done.returncode == 1
+    assert (
+        "recipe.yaml:1:1: error[missing-recipe-key] model: AutoModel 0.7.0 starts a job with "
+        "`automodel CONFIG`, which needs a recipe: key naming the recipe class"
+    ) in done.stdout + done.stderr
+    assert not (tmp_path / "job").exists()
+    mine = cli("render", "recipe.yaml", "--entry", "-m mytrainer {config}", cwd=tmp_path)
+    assert mine.returncode == 0, mine.stdout + mine.stderr
+    assert "-m mytrainer" in mine.stdout
 
 
 def test_an_entry_of_ones_own_needs_no_recipe(tmp_path: Path) -> None:

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
-LOCAL = "model:\n  name: tiny\n"
-SLURM = 'slurm:\n  time: "04:00:00"\nmodel:\n  name: tiny\n'
+RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+LOCAL = f"{RECIPE}model:\n  name: tiny\n"
+SLURM = f'slurm:\n  time: "04:00:00"\n{RECIPE}model:\n  name: tiny\n'
 
 
 def fake_tool(bin_dir: Path, name: str, body: str) -> None:
@@ -61,14 +64,24 @@ def test_a_refused_submission_removes_what_it_wrote(tmp_path: Path) -> None:
     assert list((tmp_path / "jobs").iterdir()) == []  # "new" was created by submit: gone too
 
 
-def test_a_dry_run_removes_what_it_wrote(tmp_path: Path) -> None:
-    (tmp_path / "local.yaml").write_text(LOCAL)
+@pytest.mark.parametrize(
+    ("recipe", "version", "command"),
+    [
+        (LOCAL, "0.7.0", "automodel"),
+        ("model:\n  name: tiny\n", "0.3.0", "automodel finetune llm -c"),  # the 2025 form
+    ],
+)
+def test_a_dry_run_removes_what_it_wrote(
+    tmp_path: Path, recipe: str, version: str, command: str
+) -> None:
+    (tmp_path / "local.yaml").write_text(recipe)
     job = tmp_path / "new" / "run1"
     done = submit(
-        "local.yaml", "--dry-run", "--job-dir", str(job), cwd=tmp_path, bin_dir=tmp_path / "bin"
-    )
+        "local.yaml", "--dry-run", "--job-dir", str(job), "--set", f"automodel_version={version}",
+        cwd=tmp_path, bin_dir=tmp_path / "bin",
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"would run: automodel finetune llm -c {job}/job_config.yaml\n"
+    assert done.stdout == f"would run: {command} {job}/job_config.yaml\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["local.yaml"]
 
 

@@ -51,7 +51,7 @@ def test_exit_0_when_clean(tmp_path: Path) -> None:
     write(tmp_path, "ok.yaml", CLEAN)
     result = run("ok.yaml", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout == "1 file checked: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
     assert result.stderr == ""
 
 
@@ -59,14 +59,18 @@ def test_exit_0_with_warnings_only(tmp_path: Path) -> None:
     write(tmp_path, "warn.yaml", WARNING_ONLY)
     result = run("warn.yaml", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout.splitlines()[-1] == "1 file checked: 0 errors, 1 warning; 0 failed"
+    assert result.stdout.splitlines()[-1] == (
+        "1 file checked against AutoModel 0.7.0: 0 errors, 1 warning; 0 failed"
+    )
 
 
 def test_exit_1_with_warnings_under_strict(tmp_path: Path) -> None:
     write(tmp_path, "warn.yaml", WARNING_ONLY)
     result = run("warn.yaml", "--strict", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 1
-    assert result.stdout.splitlines()[-1] == "1 file checked: 0 errors, 1 warning; 1 failed"
+    assert result.stdout.splitlines()[-1] == (
+        "1 file checked against AutoModel 0.7.0: 0 errors, 1 warning; 1 failed"
+    )
     assert run("warn.yaml", "--strict", "--no-strict", *OFFLINE, cwd=tmp_path).returncode == 0
 
 
@@ -127,7 +131,7 @@ def test_piped_text_is_plain_and_exact(tmp_path: Path) -> None:
         "bad.yaml:5:8: warning[bare-env-reference] slurm.env_vars.A: $HOME is not expanded: the "
         "value keeps the literal text '$HOME'\n"
         "    hint: write ${HOME} to use the variable\n"
-        "1 file checked: 2 errors, 1 warning; 1 failed\n"
+        "1 file checked against AutoModel 0.7.0: 2 errors, 1 warning; 1 failed\n"
     )
 
 
@@ -146,13 +150,14 @@ def test_json_contract(tmp_path: Path) -> None:
     result = run("bad.yaml", "warn.yaml", "--format", "json", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 1
     data = json.loads(result.stdout)
-    assert list(data) == ["files"]
-    assert [(f["path"], f["ok"]) for f in data["files"]] == [
-        ("bad.yaml", False),
-        ("warn.yaml", True),
+    assert list(data) == ["automodel_version", "files"]
+    assert data["automodel_version"] == "0.7.0"
+    assert [(f["path"], f["ok"], f["automodel_version"]) for f in data["files"]] == [
+        ("bad.yaml", False, "0.7.0"),
+        ("warn.yaml", True, "0.7.0"),
     ]
     for entry in data["files"]:
-        assert list(entry) == ["path", "ok", "diagnostics"]
+        assert list(entry) == ["path", "ok", "automodel_version", "diagnostics"]
         for diag in entry["diagnostics"]:
             assert list(diag) == ["severity", "code", "path", "line", "column", "message", "hint"]
             assert diag["severity"] in ("error", "warning")
@@ -227,7 +232,9 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
         "f_list.yaml", "g_empty.yaml", "h_bomb.yaml",
     ]  # fmt: skip
     text = run(*files, *OFFLINE, cwd=tmp_path)
-    assert text.stdout.splitlines()[-1] == "17 files checked: 15 errors, 0 warnings; 15 failed"
+    assert text.stdout.splitlines()[-1] == (
+        "17 files checked against AutoModel 0.7.0: 15 errors, 0 warnings; 15 failed"
+    )
 
 
 def test_directories_expand_to_their_yaml_files(tmp_path: Path) -> None:
@@ -273,7 +280,7 @@ def test_env_checks_are_on_by_default(tmp_path: Path) -> None:
     result = run(
         "e.yaml", "--no-check-paths", cwd=tmp_path, env={"AUTOMODEL_TEST_SURELY_UNSET": "1"}
     )
-    assert result.stdout == "1 file checked: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
 
 
 # ------------------------------------------------------------------ never a traceback

@@ -24,6 +24,7 @@ CASES = [
     ("nemo_run", "ntasks_per_node", 1024, "is more than 1024: no node runs that many ranks"),
     ("nemo_run", "gpus_per_node", 1024, "is more than 1024: no node has that many GPUs"),
 ]
+RECIPE = "TrainFinetuneRecipeForNextTokenPrediction"
 BASE = {
     "skypilot": "  cloud: aws\n",
     "slurm": "  time: '01:00:00'\n",
@@ -35,7 +36,7 @@ BASE = {
 def test_a_count_is_bounded_with_its_reason(
     validate: Validate, section: str, key: str, largest: int, message: str
 ) -> None:
-    head = f"model: {{}}\n{section}:\n{BASE.get(section, '')}"
+    head = f"recipe: {RECIPE}\nmodel: {{}}\n{section}:\n{BASE.get(section, '')}"
     taken = validate(f"{head}  {key}: {largest}\n")
     assert [d for d in taken if d.code == "out-of-range"] == []
     for past in (largest + 1, 10**23):

@@ -25,7 +25,10 @@ from tests.conftest import run_cli
 from tests.hostile.tokens import KINDS, Token, make
 from tests.jobs.slurm_fakes import FakeSlurm
 
-SLURM = 'slurm:\n  time: "04:00:00"\nmodel:\n  name: tiny\n'
+SLURM = (
+    'slurm:\n  time: "04:00:00"\nmodel:\n  name: tiny\n'
+    "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+)
 TOKENS = [make(kind, 7) for kind in KINDS if not make(kind, 7).needs_key_name]
 BUDGET = 30.0
 """Seconds one command may take here: a hang is cut at 1 s, the rest is start-up."""

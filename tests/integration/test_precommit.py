@@ -40,6 +40,7 @@ model:
 slurm:
   ntask_per_node: 8
   time: "4h"
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 """
 BAD_LINES = [
     "{path}:4:3: error[unknown-key] slurm.ntask_per_node: unknown key 'ntask_per_node' in slurm",
@@ -53,6 +54,7 @@ slurm:
   ntasks_per_node: 8
   time: "04:00:00"
   master_port: 13742
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 """
 WARNS = """\
 slurm:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from automodel_launch import __version__
-from tests.jobs.test_registry import cli, submit_local
+from tests.jobs.test_registry import RECIPE, cli, submit_local
 
 
 def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
 
 
 def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
-    (tmp_path / "local.yaml").write_text("model:\n  name: tiny\n")
+    (tmp_path / "local.yaml").write_text(RECIPE)
     done = cli("submit", "local.yaml", "--dry-run", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "recorded" not in done.stdout
@@ -55,7 +55,7 @@ def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
 def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> None:
     (tmp_path / "slurm.yaml").write_text(
         'slurm:\n  nodes: 2\n  ntasks_per_node: 4\n  time: "04:00:00"\n  partition: gpu\n'
-        "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\nmodel:\n  name: tiny\n"
+        "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\n" + RECIPE
     )
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "sbatch").write_text("#!/bin/sh\necho 'sbatch: Job 9 to start' >&2\n")

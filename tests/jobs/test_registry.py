@@ -18,6 +18,8 @@ from automodel_launch.jobs.manifest import MANIFEST, new_manifest
 from automodel_launch.jobs.registry import Registry, open_registry
 from tests.conftest import ROOT
 
+RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel:\n  name: tiny\n"
+
 
 def cli(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
@@ -36,7 +38,7 @@ def submit_local(tmp_path: Path, name: str, **env: str) -> subprocess.CompletedP
     tool = tmp_path / "bin" / "automodel"
     tool.write_text("#!/bin/bash\nexit 0\n")
     tool.chmod(0o755)
-    (tmp_path / "local.yaml").write_text("model:\n  name: tiny\n")
+    (tmp_path / "local.yaml").write_text(RECIPE)
     job = str(tmp_path / "jobs" / name)
     return cli("submit", "local.yaml", "--job-dir", job, "--no-check-paths", cwd=tmp_path, **env)
 

@@ -308,5 +308,6 @@ def test_a_merge_list_inside_a_launcher_section(validate: Validate) -> None:
 @pytest.mark.parametrize("digits", ["1" * 5000, "0x" + "f" * 4000, "1_" * 3000 + "1"])
 def test_huge_integers_stay_text(validate: Validate, digits: str) -> None:
     assert resolve(digits) == digits
-    diags = validate(f"slurm:\n  nodes: {digits}\nmodel:\n  n: {digits}\n")
+    recipe = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+    diags = validate(f"slurm:\n  nodes: {digits}\nmodel:\n  n: {digits}\n{recipe}")
     assert brief(diags) == ["2:10 error[wrong-type] slurm.nodes"]

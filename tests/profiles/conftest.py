@@ -13,6 +13,9 @@ from automodel_launch.results import FileReport
 from automodel_launch.validation import validate_loaded
 from tests.conftest import offline_settings
 
+RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+"""The key a whole recipe needs beside a launcher section from AutoModel 0.4.0 on."""
+
 SITE = """\
 eos:
   slurm:

@@ -40,7 +40,7 @@ def test_text_names_the_profile_line_and_the_argument(tmp_path: Path, monkeypatc
     assert lines[1] == (
         f"{tmp_path}/site.yaml:5:11: error[invalid-time] slurm.time: '4h' is not a Slurm time limit"
     )
-    assert lines[-1] == "1 file checked: 2 errors, 0 warnings; 1 failed"
+    assert lines[-1] == "1 file checked against AutoModel 0.7.0: 2 errors, 0 warnings; 1 failed"
 
 
 def test_json_and_github_carry_the_origin(tmp_path: Path, monkeypatch: object) -> None:
@@ -160,7 +160,7 @@ def test_a_skypilot_task_gets_the_profile_and_the_overrides(
 ) -> None:
     _files(tmp_path, monkeypatch)
     recipe = tmp_path / "sky.yaml"
-    recipe.write_text("model: {}\n")
+    recipe.write_text("recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel: {}\n")
     done = run_cli("render", "--profile", "gcp", "--set", "skypilot.num_nodes=2",
                    "--set", "skypilot.accelerators=A100:4", str(recipe), cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr

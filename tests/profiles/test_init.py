@@ -10,11 +10,12 @@ import pytest
 
 from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
 from automodel_launch.loading import load_file, load_text
+from automodel_launch.rules.recipe_key import needs_recipe_key
 from automodel_launch.scaffold import InitError, add_section, section_values
 from automodel_launch.validation import validate_text
 from tests.conftest import offline_settings, run_cli
 from tests.profiles.conftest import SITE
-from tests.test_corpus import FILES, needs_corpus, relative
+from tests.test_corpus import FILES, needs_corpus, relative, release
 
 MODELINE = "# yaml-language-server: $schema=https://example.org/automodel-launch.schema.json"
 PROFILE = {
@@ -44,9 +45,10 @@ def _without_launcher() -> list[Path]:
 def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> None:
     paths = _without_launcher()
     assert len(paths) > 400
-    settings = offline_settings()
     failures: dict[str, object] = {}
     for path in paths:
+        settings = offline_settings(automodel_version=release(path))  # the file's own
+        before_0_4 = settings.model_copy(update={"automodel_version": "0.3.0"})
         original = path.read_text(encoding="utf-8")
         loaded = load_file(path).loaded
         assert loaded is not None
@@ -69,11 +71,26 @@ def test_init_on_every_corpus_recipe_without_a_launcher(section: str | None) -> 
         # a container section next to a recipe that writes to absolute paths: those need
         # mounts (the warning is right; init cannot know which directories to mount)
         added.pop("path-not-mounted", None)
+        # a SkyPilot section from init names no setup or image, nor a bucket for checkpoints:
+        # what to install and where to keep results are the user's to say (the warnings say so)
+        added.pop("no-automodel-on-nodes", None)
+        added.pop("checkpoint-on-vm-disk", None)
         # init writes one 8-GPU node: a recipe made for other ranks (one GPU, ep_size 64,
-        # dp_size 16) gets AutoModel's startup errors for it, rightly; nothing else
+        # dp_size 16) gets AutoModel's startup errors for it, rightly
         for code in OTHER_RANKS:
             added.pop(code, None)
-        if added or any(d.is_error and d.code not in OTHER_RANKS for d in after):
+        expected: Counter[str] = Counter()
+        if section is not None and needs_recipe_key(loaded.data, settings.automodel_version):
+            # a recipe without recipe: (written for a release before 0.4.0, or run by another
+            # script), now a job its release could not start: exactly that error, and not
+            # that one against 0.3.0, which named the recipe on the command line
+            expected["missing-recipe-key"] = 1
+            older = validate_text(text, str(path), before_0_4).diagnostics
+            if any(d.code == "missing-recipe-key" for d in older):
+                failures[relative(path)] = ["0.3.0", "missing-recipe-key"]
+                continue
+        errors = Counter(d.code for d in after if d.is_error and d.code not in OTHER_RANKS)
+        if added != expected or errors != expected:
             failures[relative(path)] = sorted(added.elements()) or [d.code for d in after]
     assert failures == {}
 
@@ -113,12 +130,15 @@ def test_the_command_writes_the_profiles_values_and_keeps_comments(
     site.write_text(SITE)
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
     recipe = tmp_path / "recipe.yaml"
-    original = "# my recipe\nmodel:\n  name: x   # a comment\nstep_scheduler:\n  max_steps: 10\n"
+    original = (
+        "# my recipe\nrecipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+        "model:\n  name: x   # a comment\nstep_scheduler:\n  max_steps: 10\n"
+    )
     recipe.write_text(original)
     done = run_cli("init", str(recipe), "--launcher", "slurm", "--profile", "eos", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     text = recipe.read_text()
-    assert text.splitlines()[1:6] == original.splitlines()
+    assert text.splitlines()[1:7] == original.splitlines()
     assert text.splitlines()[0].startswith("# yaml-language-server: $schema=")
     assert text.endswith(
         f"# values of profile eos ({site})\n"
@@ -177,7 +197,7 @@ def test_an_unreadable_profile_file_says_why_and_nothing_is_written(
 
 
 def test_a_recipe_that_may_not_be_written_is_left_whole(tmp_path: Path) -> None:
-    original = "model: {}\n"
+    original = "recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel: {}\n"
     locked = tmp_path / "locked.yaml"
     locked.write_text(original)
     locked.chmod(0o444)
@@ -203,7 +223,7 @@ def test_a_credential_named_as_a_profile_never_reaches_output_or_the_recipe(
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     recipe = tmp_path / "recipe.yaml"
-    recipe.write_text("model: {}\n")
+    recipe.write_text("recipe: TrainFinetuneRecipeForNextTokenPrediction\nmodel: {}\n")
     for name, section in (("nope", "slurm"), (token, "slurm"), (token + "x", "slurm")):
         done = run_cli("init", str(recipe), "-l", section, "--profile", name, cwd=tmp_path)
         assert done.returncode == 2

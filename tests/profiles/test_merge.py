@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.config.slurm import SlurmConfig
-from tests.profiles.conftest import Check, where
+from tests.profiles.conftest import RECIPE, Check, where
 
 
 def test_four_layers_each_win_where_they_should(site_file: Path, check: Check) -> None:
@@ -58,6 +58,7 @@ def test_diagnostics_name_the_recipe_line_the_profile_line_and_the_argument(
         model: {}
         slurm:
           master_port: 80
+        recipe: TrainFinetuneRecipeForNextTokenPrediction
         """,
         "slurm.nodes=0",
         profile="eos",
@@ -122,7 +123,8 @@ def test_a_profile_applies_to_its_launcher_or_chooses_one(site_file: Path, check
     assert where(report.diagnostics) == ["1:1 note[profile-not-applied] skypilot"]
     assert report.document is not None and report.document.slurm is None
     # no launcher section: the profile's is the launcher
-    report = check("model: {}\n", profile="gcp")
+    report = check(f"model: {{}}\n{RECIPE}", profile="gcp")
+    assert report.diagnostics == []
     assert report.document is not None and report.document.skypilot is not None
     assert report.document.skypilot.region == "us-central1"
 
@@ -218,7 +220,7 @@ def test_the_language_server_names_a_profiles_place_on_the_first_line(
     from automodel_launch.lsp.text import Lines
 
     site_file.write_text(site_file.read_text().replace('time: "02:00:00"', "time: 4h"))
-    text = "model: {}\nslurm:\n  profile: eos\n"
+    text = f"model: {{}}\nslurm:\n  profile: eos\n{RECIPE}"
     (diagnostic,) = check(text).diagnostics
     shown = to_lsp(diagnostic, Lines(text), "file:///recipe.yaml")
     assert shown.message == f"{site_file}:5:11: '4h' is not a Slurm time limit"

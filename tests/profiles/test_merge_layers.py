@@ -14,7 +14,7 @@ from automodel_launch.loading import load_text
 from automodel_launch.profiles.merge import MergedFile, merge
 from automodel_launch.profiles.overrides import Layers, parse_override
 from automodel_launch.render.jobconfig import job_config_text
-from tests.profiles.conftest import Check, where
+from tests.profiles.conftest import RECIPE, Check, where
 
 
 def merged(check: Check, text: str, *sets: str, profile: str | None = None) -> MergedFile:
@@ -54,7 +54,7 @@ def test_a_section_the_profile_adds_is_owned_by_the_profile(site_file: Path, che
 
 
 def test_the_note_of_a_section_from_set_names_the_argument(site_file: Path, check: Check) -> None:
-    report = check("model: {}\n", "skypilot={cloud: gcp}", profile="eos")
+    report = check(f"model: {{}}\n{RECIPE}", "skypilot={cloud: gcp}", profile="eos")
     assert where(report.diagnostics) == [
         "--set skypilot={cloud: gcp} warning[checkpoint-on-vm-disk] skypilot",
         "--set skypilot={cloud: gcp} warning[no-automodel-on-nodes] skypilot",
@@ -185,7 +185,7 @@ def test_set_reaches_into_an_existing_list_item(check: Check) -> None:
 
 def test_set_past_a_list_or_into_a_value_names_the_part_that_is_not_there(check: Check) -> None:
     report = check(
-        "model: {a: 5, b: [1]}\nn: 5\nslurm:\n  extra_mounts: [/a]\n",
+        f"model: {{a: 5, b: [1]}}\nn: 5\nslurm:\n  extra_mounts: [/a]\n{RECIPE}",
         "model[0]=x",
         "n[0]=x",
         "slurm.extra_mounts[1]=/b",

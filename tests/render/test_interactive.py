@@ -5,37 +5,33 @@ import pytest
 from automodel_launch.render.entry import custom_entry, default_entry
 from automodel_launch.render.interactive import interactive_command
 
-RECIPE_07 = {
-    "_target_": "nemo_automodel.recipes.llm.train_ft.TrainFinetuneRecipeForNextTokenPrediction"
-}
-
 
 @pytest.mark.parametrize(
-    ("recipe", "nproc", "expected"),
+    ("version", "nproc", "expected"),
     [
-        (None, 1, "automodel finetune llm -c config.yaml"),
+        ("0.3.0", 1, "automodel finetune llm -c config.yaml"),
         (
-            None,
+            "0.3.0",
             8,
             "torchrun --nproc_per_node=8 -m nemo_automodel._cli.app finetune llm -c config.yaml",
         ),
-        (RECIPE_07, 1, "automodel config.yaml"),
-        (RECIPE_07, 4, "torchrun --nproc_per_node=4 -m nemo_automodel.cli.app config.yaml"),
+        ("0.4.0", 1, "automodel config.yaml"),
+        ("0.7.0", 4, "torchrun --nproc_per_node=4 -m nemo_automodel.cli.app config.yaml"),
     ],
 )
-def test_the_seed_forms(recipe: object, nproc: int, expected: str) -> None:
-    assert interactive_command(default_entry(recipe), "config.yaml", nproc) == expected
+def test_the_seed_forms(version: str, nproc: int, expected: str) -> None:
+    assert interactive_command(default_entry(version), "config.yaml", nproc) == expected
 
 
 def test_command_and_domain_are_chosen() -> None:
-    entry = default_entry(None, command="pretrain", domain="vlm")
+    entry = default_entry("0.3.0", command="pretrain", domain="vlm")
     assert interactive_command(entry, "c.yaml", 2) == (
         "torchrun --nproc_per_node=2 -m nemo_automodel._cli.app pretrain vlm -c c.yaml"
     )
 
 
 def test_multi_node_uses_c10d_rendezvous() -> None:
-    command = interactive_command(default_entry(None), "c.yaml", 8, nnodes=2,
+    command = interactive_command(default_entry("0.3.0"), "c.yaml", 8, nnodes=2,
                                   rdzv_endpoint="node1:29400")  # fmt: skip
     assert command == (
         "torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d --rdzv_endpoint=node1:29400 "

@@ -17,19 +17,27 @@ WARN = Diagnostic(Severity.WARNING, "yaml11-trap", "slurm.time", 2, 9, "unquoted
 DIAGNOSTIC_KEYS = ["severity", "code", "path", "line", "column", "message", "hint"]
 
 
-def dump(reports: list[FileReport], *, strict: bool = False) -> str:
+def dump(reports: list[FileReport], *, strict: bool = False, version: str | None = None) -> str:
     out = io.StringIO()
-    write_json(reports, out, strict=strict)
+    write_json(reports, out, strict=strict, version=version)
     return out.getvalue()
 
 
+def checked(path: str, version: str, diagnostics: list[Diagnostic] | None = None) -> FileReport:
+    report = FileReport(path, diagnostics or [])
+    report.automodel_version = version
+    return report
+
+
 def test_the_documented_shape() -> None:
-    reports = [FileReport("a.yaml", [ERR, WARN]), FileReport("b.yaml", [])]
+    reports = [checked("a.yaml", "0.7.0", [ERR, WARN]), checked("b.yaml", "0.7.0")]
     assert json.loads(dump(reports)) == {
+        "automodel_version": "0.7.0",
         "files": [
             {
                 "path": "a.yaml",
                 "ok": False,
+                "automodel_version": "0.7.0",
                 "diagnostics": [
                     {
                         "severity": "error",
@@ -51,17 +59,35 @@ def test_the_documented_shape() -> None:
                     },
                 ],
             },
-            {"path": "b.yaml", "ok": True, "diagnostics": []},
-        ]
+            {"path": "b.yaml", "ok": True, "automodel_version": "0.7.0", "diagnostics": []},
+        ],
     }
+
+
+def test_files_checked_against_different_releases_list_them_in_release_order() -> None:
+    reports = [checked("a.yaml", "main"), checked("b.yaml", "0.7.0"), checked("c.yaml", "0.3.0")]
+    reports.append(checked("d.yaml", "0.10.0"))  # a release newer than 0.7.0, not before it
+    reports.append(FileReport("missing.yaml", [ERR]))
+    data = json.loads(dump(reports, version="0.4.0"))
+    assert data["automodel_version"] == ["0.3.0", "0.7.0", "0.10.0", "main"]
+    assert [f["automodel_version"] for f in data["files"]] == [
+        "main", "0.7.0", "0.3.0", "0.10.0", None
+    ]  # fmt: skip
+
+
+def test_the_settings_release_when_no_file_loaded() -> None:
+    data = json.loads(dump([FileReport("missing.yaml", [ERR])], version="0.4.0"))
+    assert data["automodel_version"] == "0.4.0"
+    assert data["files"][0]["automodel_version"] is None
+    assert json.loads(dump([FileReport("missing.yaml", [ERR])]))["automodel_version"] is None
 
 
 def test_key_order_and_trailing_newline() -> None:
     text = dump([FileReport("a.yaml", [ERR])])
     assert text.endswith("}\n")
     data = json.loads(text)
-    assert list(data) == ["files"]
-    assert list(data["files"][0]) == ["path", "ok", "diagnostics"]
+    assert list(data) == ["automodel_version", "files"]
+    assert list(data["files"][0]) == ["path", "ok", "automodel_version", "diagnostics"]
     assert list(data["files"][0]["diagnostics"][0]) == DIAGNOSTIC_KEYS
 
 
@@ -72,7 +98,8 @@ def test_ok_follows_strict() -> None:
 
 
 def test_no_files() -> None:
-    assert json.loads(dump([])) == {"files": []}
+    assert json.loads(dump([])) == {"automodel_version": None, "files": []}
+    assert json.loads(dump([], version="0.7.0")) == {"automodel_version": "0.7.0", "files": []}
 
 
 def test_a_real_file_and_a_missing_one() -> None:
@@ -83,8 +110,10 @@ def test_a_real_file_and_a_missing_one() -> None:
     out = io.StringIO()
     write_report(reports, "json", out, strict=False)
     data = json.loads(out.getvalue())
+    assert data["automodel_version"] == "0.7.0"
     first, missing = data["files"]
     assert first["ok"] is False
+    assert first["automodel_version"] == "0.7.0"
     assert [(x["line"], x["column"], x["code"]) for x in first["diagnostics"]] == [
         (6, 13, "invalid-job-name"),
         (8, 3, "unknown-key"),
@@ -97,6 +126,7 @@ def test_a_real_file_and_a_missing_one() -> None:
     assert missing == {
         "path": str(ROOT / "examples" / "nope.yaml"),
         "ok": False,
+        "automodel_version": None,
         "diagnostics": [
             {
                 "severity": "error",

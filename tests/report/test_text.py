@@ -39,10 +39,14 @@ class Terminal(io.StringIO):
 
 
 def text(
-    reports: list[FileReport], *, strict: bool = False, stream: io.StringIO | None = None
+    reports: list[FileReport],
+    *,
+    strict: bool = False,
+    stream: io.StringIO | None = None,
+    version: str | None = None,
 ) -> str:
     out = stream or io.StringIO()
-    write_text(reports, out, strict=strict)
+    write_text(reports, out, strict=strict, version=version)
     return out.getvalue()
 
 
@@ -89,6 +93,43 @@ def test_summary(reports: list[FileReport], strict: bool, line: str) -> None:
     assert summary(reports, strict=strict) == line
 
 
+def checked(path: str, version: str, diagnostics: list[Diagnostic] | None = None) -> FileReport:
+    report = FileReport(path, diagnostics or [])
+    report.automodel_version = version
+    return report
+
+
+@pytest.mark.parametrize(
+    ("reports", "version", "line"),
+    [
+        ([checked("a", "0.7.0")], None, "1 file checked against AutoModel 0.7.0: no problems"),
+        (
+            [checked("a", "0.3.0", [WARN]), FileReport("b", [LOADER])],
+            "0.7.0",
+            "2 files checked against AutoModel 0.3.0: 1 error, 1 warning; 1 failed",
+        ),
+        (
+            [checked("a", "main"), checked("b", "0.10.0"), checked("c", "0.4.0")],
+            None,
+            "3 files checked against AutoModel 0.4.0 and 0.10.0 and main: no problems",
+        ),
+        ([FileReport("b", [LOADER])], "0.5.0", (
+            "1 file checked against AutoModel 0.5.0: 1 error, 0 warnings; 1 failed"
+        )),
+        ([], "0.7.0", "0 files checked against AutoModel 0.7.0: no problems"),
+    ],
+)  # fmt: skip
+def test_summary_names_the_releases_checked_against(
+    reports: list[FileReport], version: str | None, line: str
+) -> None:
+    assert summary(reports, strict=False, version=version) == line
+    out = io.StringIO()
+    write_report(reports, "text", out, strict=False, version=version)
+    assert out.getvalue().splitlines()[-1] == line
+    coloured = text(reports, stream=Terminal(), version=version)
+    assert ANSI.sub("", coloured).splitlines()[-1] == line
+
+
 def test_a_real_file() -> None:
     report = validate_path(BROKEN, offline_settings())
     out = text([report])
@@ -100,7 +141,7 @@ def test_a_real_file() -> None:
     )
     assert lines[1] == "    hint: use letters, digits, '_', '-', '.' (e.g. llm_finetune)"
     assert f"{BROKEN}:9:9: error[invalid-time] slurm.time: '4h' is not a Slurm time limit" in lines
-    assert lines[-1] == "1 file checked: 6 errors, 1 warning; 1 failed"
+    assert lines[-1] == "1 file checked against AutoModel 0.7.0: 6 errors, 1 warning; 1 failed"
 
 
 def test_a_terminal_gets_colours(monkeypatch: pytest.MonkeyPatch) -> None:

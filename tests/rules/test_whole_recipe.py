@@ -12,6 +12,7 @@ slurm:
   container_image: nvcr.io#nvidia/nemo:dev
   extra_mounts: [/lustre]
   job_dir: /scratch/jobs
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 """
 
 
@@ -57,6 +58,7 @@ def test_every_written_kind_of_path_is_checked(validate: Validate) -> None:
           env_vars:
             HF_DATASETS_CACHE: /ds_cache
             CUDA_HOME: /usr/local/cuda
+        recipe: TrainFinetuneRecipeForNextTokenPrediction
     """
     assert brief(validate(text)) == [
         "2:14 warning[path-not-mounted] model.cache_dir",

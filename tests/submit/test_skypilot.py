@@ -15,6 +15,7 @@ from automodel_launch.cli.app import app
 
 TOKEN = "hf_" + "SubmitTimeTokenValue0123456789abcd"
 SPOT = """\
+recipe: TrainFinetuneRecipeForNextTokenPrediction
 model:
   pretrained_model_name_or_path: meta-llama/Llama-3.2-1B
 step_scheduler:
