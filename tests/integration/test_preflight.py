@@ -102,8 +102,12 @@ def cli(
 
 def write(directory: Path, name: str, text: str) -> Path:
     path = directory / f"{name}.yaml"
-    # a recipe to train: submit refuses a launcher section with nothing to train
-    recipe = "model:\n  pretrained_model_name_or_path: test/tiny\n"
+    # a recipe to train (submit refuses a launcher section with nothing to train), named as
+    # AutoModel's CLI needs it from 0.4.0 on
+    recipe = (
+        "model:\n  pretrained_model_name_or_path: test/tiny\n"
+        "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+    )
     path.write_text(text + f"  job_dir: {directory}/jobs\n  job_name: {name}\n" + recipe)
     return path
 

@@ -59,7 +59,9 @@ async def test_a_sample_of_the_corpus_gets_exactly_validates_diagnostics(
     files = corpus_sample()
     expected = validate_json(*files)
     dirty = [p for p in files if expected[str(p)]]
-    assert len(dirty) >= 5 and len(files) - len(dirty) >= 50
+    # both kinds, many of each (real multi-node recipes without a launcher section are
+    # told the ranks their mesh needs)
+    assert len(dirty) >= 5 and len(files) - len(dirty) >= 30
     for path in files:
         found = await editor.check(path.read_text(encoding="utf-8"), uri=path.as_uri())
         assert found == expected[str(path)], path
