@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from automodel_launch.config.document import LAUNCHERS, UNSUPPORTED_LAUNCHERS
@@ -53,14 +54,8 @@ def world_of(ctx: Context) -> World:
         return LOCAL
     if len(present) > 1:
         return UNKNOWN
-    name = present[0]
-    if name == "slurm":
-        return _slurm(ctx)
-    if name == "skypilot":
-        return _skypilot(ctx)
-    if name == "k8s":
-        return _k8s(ctx)
-    return UNKNOWN
+    count = _COUNTS.get(present[0])
+    return count(ctx) if count is not None else UNKNOWN
 
 
 def _slurm(ctx: Context) -> World:
@@ -101,3 +96,11 @@ def _k8s(ctx: Context) -> World:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+_COUNTS: dict[str, Callable[[Context], World]] = {
+    "slurm": _slurm,
+    "skypilot": _skypilot,
+    "k8s": _k8s,
+}
+"""How each section's ranks are counted; ``nemo_run:`` is not (its executor decides)."""

@@ -274,7 +274,10 @@ def test_a_missing_repo_root_is_a_host_check() -> None:
         assert loaded is not None
         return brief(validate_loaded(loaded, Settings(check_env=False)).diagnostics)
 
-    text = "model: {}\nslurm:\n  gpus_per_node: 8\n  repo_root: /nonexistent/Automodel\n"
+    text = (
+        "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+        "slurm:\n  gpus_per_node: 8\n  repo_root: /nonexistent/Automodel\n"
+    )
     assert host_check(text) == ["4:14 error[path-missing] slurm.repo_root"]
     assert host_check(text + "  nemo_mount: /tmp:/nonexistent\n") == []
 
