@@ -251,10 +251,13 @@ def test_a_good_config_passes_and_submits(
         assert done.returncode == 0, done.stdout + done.stderr
         shown[fmt] = done.stdout
     diagnostics = json.loads(shown["json"])["files"][0]["diagnostics"]
+    # (the launcher section alone is submitted with --entry below: validate notes that)
     assert [(d["severity"], d["code"], d["line"]) for d in diagnostics] == [
+        ("note", "launcher-only", 1),
         ("note", "sbatch-estimate", 1),
         ("note", "associations-not-checked", 8),
     ]
+    diagnostics = diagnostics[1:]
     assert diagnostics[1]["message"] == (
         "account 'research' and qos 'high' were not checked: the cluster keeps no accounting "
         "(AccountingStorageType=accounting_storage/none), so Slurm accepts any"
