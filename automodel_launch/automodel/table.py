@@ -111,7 +111,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +180,16 @@ class Table:
     supplied: frozenset[str]
     open: frozenset[str] = frozenset()
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def built_sections(self) -> frozenset[str]:
+        """Every section some recipe of the release builds (asked of every file)."""
+        return frozenset(name for built in self.sections.values() for name in built)
+
+    @cached_property
+    def varying_sections(self) -> frozenset[str]:
+        """Sections only some recipes build, each its own way."""
+        return frozenset(n for key, built in self.sections.items() if key != "*" for n in built)
 
     def resolve(self, target: str) -> str | None:
         """The defining path of ``target`` (itself, or what a re-export names), if listed;

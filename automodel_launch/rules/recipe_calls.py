@@ -67,8 +67,8 @@ def recipe_calls(ctx: Context) -> None:
         f"AutoModel {version}",
         _recipe(ctx, table, version),
         ctx.path,
-        frozenset(name for built in table.sections.values() for name in built),
-        frozenset(name for key, built in table.sections.items() if key != "*" for name in built),
+        table.built_sections,
+        table.varying_sections,
     )
     for name, value in ctx.data.items():
         if isinstance(value, (dict, list)) and name not in LAUNCHER_SECTIONS and name != RECIPE:
