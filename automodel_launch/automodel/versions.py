@@ -31,12 +31,23 @@ def entry_module(version: str) -> str:
     return "nemo_automodel.cli.app" if config_form else "nemo_automodel._cli.app"
 
 
+def known_version(value: object) -> str | None:
+    """``value`` as written for ``automodel_version`` (a profile, ``--set``), if a known
+    release: YAML reads ``0.7.0`` as text and ``main`` as text, a number as a number."""
+    text = str(value) if isinstance(value, (str, int, float)) else None
+    return text if text in KNOWN else None
+
+
 def unknown_version(value: object) -> tuple[str, str]:
-    """The message and hint for an ``automodel_version`` that is not a known release."""
+    """The message and hint for an ``automodel_version`` that is not a known release: the
+    value shown cleaned and shortened (it may hold anything, a credential too)."""
     import difflib
 
-    shown = repr(value) if isinstance(value, str) else str(value)
-    close = difflib.get_close_matches(str(value), KNOWN, n=1, cutoff=0.6)
+    from automodel_launch.secrets import display
+
+    text = str(value)
+    shown = display(repr(value) if isinstance(value, str) else text)
+    close = difflib.get_close_matches(text, KNOWN, n=1, cutoff=0.6) if len(text) < 32 else []
     guess = f"did you mean '{close[0]}'? " if close else ""
     return (
         f"automodel_version {shown} is not an AutoModel release this tool knows",

@@ -166,11 +166,10 @@ def _profile(name: str, file: ProfileFile) -> Profile:
 
 
 def _version(value: Any, loc: tuple[str, str], collector: Collector) -> str | None:
-    from automodel_launch.automodel.versions import KNOWN, unknown_version
+    from automodel_launch.automodel.versions import known_version, unknown_version
 
-    text = str(value) if isinstance(value, (str, int, float)) else None
-    if text in KNOWN:
-        return text
+    if (known := known_version(value)) is not None:
+        return known
     message, hint = unknown_version(value)
     collector.add("unknown-automodel-version", loc, message, hint)
     return None

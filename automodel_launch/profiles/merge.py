@@ -116,13 +116,11 @@ def merge(loaded: LoadedFile, layers: Layers | None) -> tuple[MergedFile, list[D
 
 def _set_version(override: Override) -> tuple[str | None, list[Diagnostic]]:
     """``--set automodel_version=0.4.0`` chooses the release; it is not a recipe value."""
-    from automodel_launch.automodel.versions import KNOWN, unknown_version
+    from automodel_launch.automodel.versions import known_version, unknown_version
 
-    value = override.value
-    text = str(value) if isinstance(value, (str, int, float)) else None
-    if text in KNOWN:
-        return text, []
-    message, hint = unknown_version(value)
+    if (known := known_version(override.value)) is not None:
+        return known, []
+    message, hint = unknown_version(override.value)
     found = Diagnostic(Severity.ERROR, "unknown-automodel-version", VERSION_KEY, 0, 0, message,
                        hint, override.origin)  # fmt: skip
     return None, [found]

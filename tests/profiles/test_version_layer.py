@@ -71,3 +71,15 @@ def test_the_setting_comes_from_the_environment(tmp_path: Path) -> None:
                     environ={"AUTOMODEL_LAUNCH_AUTOMODEL_VERSION": "1.0"})  # fmt: skip
     assert wrong.returncode == 2
     assert "automodel_version" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_a_credential_or_a_control_character_as_the_release_is_never_shown(
+    check: Check,
+) -> None:
+    token = "hf_" + "Ab1" * 12
+    for value in (token, '"0.7\\u001b[31m.0"', "[" * 40 + "]" * 40):
+        report = check(RECIPE, f"automodel_version={value}")
+        (found,) = [d for d in report.diagnostics if d.code == "unknown-automodel-version"]
+        shown = found.message + (found.hint or "")
+        assert token not in shown and "\x1b" not in shown
+        assert len(found.message) < 200
