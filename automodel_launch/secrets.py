@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 
 MASK = "***"
 
@@ -64,30 +64,47 @@ def is_secret_key(key: str) -> bool:
 
 
 # ------------------------------------------------------------------ values
-_SHAPES = (
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"gh[pousr]_[A-Za-z0-9_]{30,}",  # GitHub classic
-    r"github_pat_[A-Za-z0-9_]{22,}",  # GitHub fine-grained
-    r"(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-[A-Za-z0-9_-]{20,}",
-    r"GR1348941[A-Za-z0-9_-]{20,}",  # GitLab runner registration
-    r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}",  # AWS access key id
-    r"AIza[0-9A-Za-z_-]{35}",  # Google API key
-    r"(?i:xox[abposr]-(?:\d+-)+[a-z0-9]+)|xox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
-    r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
-    r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
-    r"nvapi-[A-Za-z0-9_-]{20,}",  # NVIDIA NGC
-    r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+\.?[A-Za-z0-9_.+/=-]*",  # JWT
+_SLACK = "xox"
+_SHAPES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("hf_",), r"hf_[A-Za-z0-9]{30,}"),  # Hugging Face
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9_]{30,}"),  # GitHub
+    (("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,}"),  # GitHub fine-grained
+    (("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-",
+      "gloas-"),
+     r"(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-[A-Za-z0-9_-]{20,}"),
+    (("GR1348941",), r"GR1348941[A-Za-z0-9_-]{20,}"),  # GitLab runner registration
+    (("A3T", "ABIA", "ACCA", "AKIA", "ASIA"),
+     r"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}"),  # AWS access key id
+    (("AIza",), r"AIza[0-9A-Za-z_-]{35}"),  # Google API key
+    ((_SLACK,), r"(?i:xox[abposr]-(?:\d+-)+[a-z0-9]+)|xox[abposr]-[A-Za-z0-9-]{10,}"),
+    (("hooks.slack.com",),
+     r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+"),
+    (("sk-",), r"sk-[A-Za-z0-9_-]{20,}"),  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
+    (("nvapi-",), r"nvapi-[A-Za-z0-9_-]{20,}"),  # NVIDIA NGC
+    (("eyJ",), r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+\.?[A-Za-z0-9_.+/=-]*"),  # JWT
     # PEM: the whole block when it ends within reach, else the rest of the line
-    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*"
-    r"PRIVATE KEY(?: BLOCK)?-----|[^\n]*)",
-    r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d",
-)
+    (("PRIVATE KEY",),
+     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*"
+     r"PRIVATE KEY(?: BLOCK)?-----|[^\n]*)"),
+    (("PRIVATE KEY", "PuTTY-User-Key-File-"),
+     r"BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?|PuTTY-User-Key-File-\d"),
+)  # fmt: skip
+"""Each token shape, and the literals one of which it always holds (Slack's ``xox`` in
+any letter case): a text holding none of a shape's literals skips its regular
+expression, which is most of a recipe."""
+_LITERALS = tuple(dict.fromkeys(literal for literals, _ in _SHAPES for literal in literals))
+
+
+@cache
+def _shape(index: int) -> re.Pattern[str]:
+    """One shape, compiled the first time a text holds one of its literals."""
+    return re.compile(_SHAPES[index][1])
 
 
 @lru_cache(maxsize=1)
 def _token() -> re.Pattern[str]:
-    """Every shape as one pattern, compiled on first use (most runs never need it)."""
-    return re.compile("|".join(_SHAPES))
+    """Every shape as one pattern, compiled when a text holds a token (to mask it)."""
+    return re.compile("|".join(pattern for _, pattern in _SHAPES))
 
 
 _ASSIGNED = re.compile(
@@ -97,16 +114,6 @@ _ASSIGNED = re.compile(
 """A 40-hex value (a W&B key) given to a key-like name; alone it is a commit hash."""
 _URL_PASSWORD = re.compile(r"://[^:/?#\[\]@\s]+:(?P<secret>(?!\$\{)[^:/?#\[\]@\s]+)@")
 """``scheme://user:password@host``."""
-
-
-_LITERALS = (
-    "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glft-",
-    "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-", "GR1348941",
-    "A3T", "ABIA", "ACCA", "AKIA", "ASIA", "AIza", "hooks.slack.com", "sk-", "nvapi-", "eyJ",
-    "PRIVATE KEY", "PuTTY-User-Key-File-",
-)  # fmt: skip
-"""A literal every shape of :data:`_SHAPES` holds (Slack's case-blind prefix aside): a
-text holding none skips the regular expressions, which is most of a recipe."""
 
 
 def looks_like_token(text: str) -> bool:
@@ -121,9 +128,14 @@ def _short_looks_like_token(text: str) -> bool:
 
 
 def _looks_like_token(text: str) -> bool:
-    hinted = any(literal in text for literal in _LITERALS) or "xox" in text.lower()
-    if hinted and _token().search(text):
-        return True
+    if any(literal in text for literal in _LITERALS) or _SLACK in text.lower():
+        for index, (literals, _) in enumerate(_SHAPES):
+            if literals[0] == _SLACK:
+                hinted = _SLACK in text.lower()
+            else:
+                hinted = any(literal in text for literal in literals)
+            if hinted and _shape(index).search(text):
+                return True
     if len(text) >= 40 and _ASSIGNED.search(text):
         return True
     return "://" in text and "@" in text and _URL_PASSWORD.search(text) is not None

@@ -131,8 +131,12 @@ class Signature:
     def names(self) -> tuple[str, ...]:
         return self.required + self.optional
 
+    @cached_property
+    def _accepted(self) -> frozenset[str]:
+        return frozenset(self.required + self.optional)
+
     def accepts(self, keyword: str) -> bool:
-        return self.var_keyword or keyword in self.required or keyword in self.optional
+        return self.var_keyword or keyword in self._accepted
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,9 @@ class Table:
     supplied: frozenset[str]
     open: frozenset[str] = frozenset()
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
+    _built: dict[tuple[str | None, str], SectionBuild | None] = field(
+        default_factory=dict, repr=False
+    )
 
     @cached_property
     def built_sections(self) -> frozenset[str]:
@@ -247,6 +254,14 @@ class Table:
         return matches[0] if len(matches) == 1 else None
 
     def section(self, recipe: str | None, name: str) -> SectionBuild | None:
+        """How ``recipe`` (None: any) builds the section ``name``; asked of every section of
+        every file, so each answer is kept."""
+        key = (recipe, name)
+        if key not in self._built:
+            self._built[key] = self._section(recipe, name)
+        return self._built[key]
+
+    def _section(self, recipe: str | None, name: str) -> SectionBuild | None:
         for key in (recipe, "*") if recipe else ("*",):
             group = self.sections.get(key, {})
             if name not in group:

@@ -17,10 +17,9 @@ has, with the released spelling as the fix.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -74,8 +73,9 @@ def launches_nemo_run(version: str) -> bool:
 @cache
 def executor_fields() -> dict[str, frozenset[str]]:
     """Each executor class's fields in any nemo-run release (fields are only ever added)."""
-    text = resources.files(__package__).joinpath("nemo_run_fields.json").read_text("utf-8")
-    data = json.loads(text)
+    import json  # only a nemo_run: section asks; the package's own file, read directly
+
+    data = json.loads((Path(__file__).parent / "nemo_run_fields.json").read_text("utf-8"))
     found: dict[str, set[str]] = {name: set() for name in data["classes"]}
     for release in data["releases"].values():
         for name in found:

@@ -45,14 +45,23 @@ class RecipeCredential:
     value: Any = None
 
 
-def recipe_credentials(data: dict[str, Any]) -> list[RecipeCredential]:
+_LAST: tuple[dict[str, Any], tuple[RecipeCredential, ...]] | None = None
+"""The last file's data and its credentials: the rule and the file's redactor (on its
+first diagnostic) both ask, and the walk is one of the costlier on every file."""
+
+
+def recipe_credentials(data: dict[str, Any]) -> tuple[RecipeCredential, ...]:
     """Every credential in the recipe sections, in one walk over keys and values.
 
     This walk runs on every file ``validate`` reads, recipe sections being most of a
     file: a loc is built only for a credential or a nested section, and the cached
     questions (:func:`secrets.looks_like_token`, :func:`secrets.is_secret_key`) come
-    first.
+    first. Asked again of the same (never modified) data, the answer is the last one.
     """
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is data:
+        return last[1]
     found: list[RecipeCredential] = []
     token = secrets.looks_like_token
     secret_key = secrets.is_secret_key
@@ -83,7 +92,8 @@ def recipe_credentials(data: dict[str, Any]) -> list[RecipeCredential]:
     for name, section in data.items():
         if name not in LAUNCHER_SECTIONS:
             walk({name: section}, ())
-    return found
+    _LAST = (data, tuple(found))
+    return _LAST[1]
 
 
 def check_recipe_secrets(data: dict[str, Any], sink: Collector, severity: Severity) -> None:

@@ -20,7 +20,6 @@ from automodel_launch.config.document import (
     UNRELEASED_LAUNCHERS,
 )
 from automodel_launch.diagnostics import Collector
-from automodel_launch.launchers import LAUNCHERS as LAUNCHED_HERE
 from automodel_launch.rules.context import Context
 from automodel_launch.rules.recipe_key import missing_recipe_key
 
@@ -92,7 +91,11 @@ def launcher_only(ctx: Context) -> None:
     """``validate`` of a launcher section with nothing to train: a note of what ``render``
     and ``submit`` will need (they refuse it as ``nothing-to-train``)."""
     launcher = _without_recipe(ctx.data)
-    if ctx.purpose != "validate" or launcher not in LAUNCHED_HERE:
+    if ctx.purpose != "validate" or launcher is None:
+        return
+    from automodel_launch.launchers import LAUNCHERS as LAUNCHED_HERE  # rarely asked
+
+    if launcher not in LAUNCHED_HERE:
         return
     ctx.sink.add(
         "launcher-only",

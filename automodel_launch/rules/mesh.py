@@ -33,6 +33,7 @@ multimodal recipe still merges it.
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any, Literal, NamedTuple
 
 from automodel_launch.automodel.versions import KNOWN
@@ -71,6 +72,7 @@ class Release(NamedTuple):
     """StepScheduler keys that must be above 0 (null passes where AutoModel allows it)."""
 
 
+@cache
 def release_of(version: str) -> Release:
     positive = ["global_batch_size", "local_batch_size", "max_steps", "num_epochs",
                 "val_every_steps"]  # fmt: skip

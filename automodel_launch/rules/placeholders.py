@@ -11,8 +11,9 @@ whole path segments, and ``<...>`` naming what to fill in (``<team>``, ``<your_.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from automodel_launch.config.environment import strings
+from automodel_launch.diagnostics import Loc
 from automodel_launch.rules.context import Context
 
 _PATTERNS = (
@@ -25,16 +26,14 @@ _PATTERNS = (
     ),
     re.compile(r"^\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}$"),
 )
-_MAYBE = re.compile(r"(?i)your|my|path|[<{]")
-"""One quick look before the patterns: most values hold none of these."""
 _LONGEST = 200
 """Longer values are prose or templates, not a field someone forgot to fill in."""
 
 
 def placeholders(ctx: Context) -> None:
-    for loc, text in strings(ctx.data, ()):
-        if len(text) > _LONGEST or "\n" in text or not _MAYBE.search(text):
-            continue
+    suspects: list[tuple[Loc, str]] = []
+    _suspects(ctx.data, (), suspects)
+    for loc, text in suspects:
         if any(p.search(text) for p in _PATTERNS):
             ctx.sink.add(
                 "placeholder-value",
@@ -42,6 +41,26 @@ def placeholders(ctx: Context) -> None:
                 f"'{text}' looks like a placeholder copied from documentation",
                 f"replace it with the real value for {_field(loc)}",
             )
+
+
+def _suspects(value: dict[Any, Any] | list[Any], loc: Loc, found: list[tuple[Loc, str]]) -> None:
+    """Short one-line text values holding a word a placeholder needs, in document order:
+    this reads every value of every file, so a loc is built only for those."""
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(item, str):
+            if len(item) <= _LONGEST and "\n" not in item:
+                lowered = item.lower()  # every pattern needs one of these: a fifth of a search
+                if (
+                    "your" in lowered
+                    or "my" in lowered
+                    or "path" in lowered
+                    or "<" in item
+                    or "{" in item
+                ):
+                    found.append(((*loc, key), item))
+        elif isinstance(item, (dict, list)):
+            _suspects(item, (*loc, key), found)
 
 
 def _field(loc: tuple[str | int, ...]) -> str:

@@ -97,7 +97,9 @@ def _walk(check: _Check, value: Any, loc: Loc, name: str | None, *, called: bool
             if isinstance(item, (dict, list)):
                 _walk(check, item, (*loc, index), None, called=called)
         return
-    listed, built = _section(check, name)
+    listed, built = (
+        _section(check, name) if name is not None and name in check.section_names else (False, None)
+    )
     if built is not None and (TARGET not in value or TARGET in built.supplied):
         _check_section(check, value, loc, built)
     elif TARGET in value and not (listed and built is None):
@@ -113,11 +115,10 @@ def _walk(check: _Check, value: Any, loc: Loc, name: str | None, *, called: bool
             _walk(check, item, (*loc, key), inner, called=not key.endswith("_fn"))
 
 
-def _section(check: _Check, name: str | None) -> tuple[bool, SectionBuild | None]:
-    """Whether the table lists the mapping at ``name`` as a section, and how the recipe
-    builds it (None when listed: the recipe reads it key by key and calls nothing)."""
-    if name is None or name not in check.section_names:
-        return False, None
+def _section(check: _Check, name: str) -> tuple[bool, SectionBuild | None]:
+    """Whether the table lists the mapping at ``name`` (one of ``check.section_names``)
+    as a section, and how the recipe builds it (None when listed: the recipe reads it key
+    by key and calls nothing)."""
     if check.recipe is None and name in check.varying:
         return False, None
     listed = any(name in check.table.sections.get(key, {}) for key in (check.recipe, "*") if key)

@@ -10,6 +10,7 @@ with no module of that name beside the config.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from collections.abc import Callable
 from functools import cached_property
@@ -32,6 +33,7 @@ class _Index:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.names = [*table.callables, *table.aliases]
+        self._children: dict[str, frozenset[str]] = {}
 
     @cached_property
     def tops(self) -> frozenset[str]:
@@ -50,19 +52,29 @@ class _Index:
         return found
 
     @cached_property
-    def children(self) -> dict[str, set[str]]:
-        """Every path prefix ("" for the top) -> the parts that follow it."""
-        found: dict[str, set[str]] = {}
-        for name in self.names:
-            parts = name.split(".")
-            for end in range(len(parts)):
-                found.setdefault(".".join(parts[:end]), set()).add(parts[end])
+    def ordered(self) -> list[str]:
+        return sorted(self.names)
+
+    def children(self, parent: str) -> frozenset[str]:
+        """The parts that follow the path ``parent`` ("" for the top) in listed names: the
+        names under it are one run of the sorted list (``.`` sorts just before ``/``)."""
+        found = self._children.get(parent)
+        if found is None:
+            if parent:
+                names = self.ordered
+                start = bisect.bisect_left(names, f"{parent}.")
+                end = bisect.bisect_left(names, f"{parent}/", start)
+                cut = len(parent) + 1
+                found = frozenset(name[cut:].partition(".")[0] for name in names[start:end])
+            else:
+                found = frozenset(name.partition(".")[0] for name in self.names)
+            self._children[parent] = found
         return found
 
     def known(self, path: str) -> bool:
         """Whether ``path`` is a listed name or a prefix of one."""
         head, _, last = path.rpartition(".")
-        return last in self.children.get(head, ())
+        return last in self.children(head)
 
 
 _INDEXES: dict[int, _Index] = {}
@@ -112,9 +124,9 @@ def _respell(index: _Index, target: str) -> str | None:
         if index.known(f"{parent}.{part}" if parent else part):
             fixed.append(part)
             continue
-        kids = set(index.children.get(parent, ()))
+        kids = set(index.children(parent))
         where = index.table.resolve(parent) if parent else None
-        kids |= index.children.get(where, set()) if where else set()
+        kids |= index.children(where) if where else frozenset()
         close = _closest(part, sorted(kids))
         if close is None:
             return None

@@ -96,3 +96,18 @@ def test_a_token_spelled_with_yaml_escapes_is_still_found(validate: Validate, wr
     text = f"model:\n  source: {written}\n"
     assert "hf_" + "A1b2C3d4" * 4 not in text  # the text alone does not show it
     assert brief(validate(text)) == ["2:11 warning[secret-in-recipe] model.source"]
+
+
+def test_the_walk_answers_the_same_data_once_and_other_data_afresh() -> None:
+    """The rule and the file's redactor both ask; the second asks the same, unmodified data."""
+    from automodel_launch.config.recipe_secrets import recipe_credentials
+
+    data = {"wandb": {"password": "hunter22"}}
+    first = recipe_credentials(data)
+    assert recipe_credentials(data) is first
+    assert [c.loc for c in first] == [("wandb", "password")]
+    other = {"wandb": {"password": "${WANDB_PASSWORD}"}}  # equal in shape, another dict
+    assert recipe_credentials(other) == ()
+    assert [c.loc for c in recipe_credentials({"wandb": {"api_key": "x" * 12}})] == [
+        ("wandb", "api_key")
+    ]

@@ -148,4 +148,7 @@ def test_the_index_is_one_per_table_and_knows_prefixes() -> None:
     assert index.tops == frozenset({"pkg"})
     assert index.by_module["mod"] == ["pkg.mod.Cls"]
     assert index.by_module["Cls"] == ["pkg.mod.Cls.make", "pkg.Cls"][:1]
-    assert AUTO_MODEL.rsplit(".", 1)[-1] in recipe_names._index(TABLE).children["nemo_automodel"]
+    assert AUTO_MODEL.rsplit(".", 1)[-1] in recipe_names._index(TABLE).children("nemo_automodel")
+    assert index.children("") == frozenset({"pkg"})
+    assert index.children("pkg") == frozenset({"mod", "Cls", "deep", "Short"})
+    assert index.children("pkg.mo") == frozenset()  # a prefix of a part is no parent
