@@ -37,6 +37,8 @@ class Origin:
     """The profile file's path, or the argument as given (``slurm.time=4h``)."""
     profile: str | None = None
     """The profile's name (profiles only)."""
+    option: str = "--set"
+    """The command-line option an argument was given to (``--set``, ``--sweep``)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "where", display(self.where))
@@ -44,13 +46,15 @@ class Origin:
     @property
     def label(self) -> str:
         """How reports name the place: the file, or ``--set KEY=VALUE``."""
-        return self.where if self.kind == "profile" else f"--set {self.where}"
+        return self.where if self.kind == "profile" else f"{self.option} {self.where}"
 
     def as_dict(self) -> dict[str, Any]:
         key = "file" if self.kind == "profile" else "argument"
         out: dict[str, Any] = {"kind": self.kind, key: self.where}
         if self.profile is not None:
             out["profile"] = self.profile
+        if self.kind == "set" and self.option != "--set":
+            out["option"] = self.option
         return out
 
 
@@ -333,6 +337,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-profile": (Severity.ERROR, "a profile file entry that is not launcher sections"),
     "profile-not-applied": (Severity.NOTE, "the profile has no section for the recipe's launcher"),
     "invalid-override": (Severity.ERROR, "a --set KEY that cannot be applied to this recipe"),
+    "sweep-shared-section": (
+        Severity.ERROR,
+        "a swept launcher field: the tasks of a Slurm job array share one slurm: section",
+    ),
 }
 
 

@@ -97,7 +97,9 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
             _make_parents(target.parent, created)
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
             for name, content in files.items():
-                file = staging / name
+                file = staging / _relative(name)
+                if file.parent != staging:
+                    file.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
                 file.write_text(content, encoding="utf-8")
                 file.chmod(0o755 if name.endswith(EXECUTABLE_SUFFIXES) else 0o644)
             staging.chmod(0o755)
@@ -108,6 +110,14 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
             _remove_empty(created)
             raise
     return Written(target, tuple(files), (*(() if existed else (target,)), *created))
+
+
+def _relative(name: str) -> str:
+    """A file of the job directory: a name, or a path below it (a sweep's ``points/3/...``)."""
+    parts = name.split("/")
+    if name.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{name!r} is not a path inside the job directory")
+    return name
 
 
 def _check_writable(target: Path) -> None:
@@ -127,9 +137,13 @@ def _check_writable(target: Path) -> None:
 def remove_job_dir(written: Written) -> None:
     """Undo :func:`write_job_dir` for a job that did not start (refused, or a dry run):
     remove its files, then the directories it created when nothing else is in them."""
+    inner: set[Path] = set()
     for name in written.files:
-        (written.target / name).unlink(missing_ok=True)
-    _remove_empty(list(written.created))
+        file = written.target / name
+        file.unlink(missing_ok=True)
+        inner.update(p for p in file.parents if written.target in p.parents)
+    deepest_first = sorted(inner, key=lambda p: len(p.parts), reverse=True)
+    _remove_empty([*deepest_first, *written.created])
 
 
 def _make_parents(directory: Path, created: list[Path]) -> None:

@@ -69,17 +69,7 @@ def prepare(
     report = validate_path(
         path, settings, purpose="submit" if submitting else "render", layers=layers
     )
-    if report.loaded is not None:
-        sink = report.loaded.collector()
-        check_launchable(
-            report.loaded.data,
-            sink,
-            custom_entry=entry.text is not None,
-            version=report.automodel_version or settings.automodel_version,
-        )
-        report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
-        if sink.items:
-            report.document = None
+    check_report(report, settings, entry)
     if report.failed(settings.strict):
         return PreparedJob(report)
     return render_report(
@@ -93,6 +83,22 @@ def prepare(
     )
 
 
+def check_report(report: FileReport, settings: Settings, entry: EntryChoice) -> None:
+    """What makes a valid file no job (see :func:`check_launchable`), added to its report."""
+    if report.loaded is None:
+        return
+    sink = report.loaded.collector()
+    check_launchable(
+        report.loaded.data,
+        sink,
+        custom_entry=entry.text is not None,
+        version=report.automodel_version or settings.automodel_version,
+    )
+    report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
+    if sink.items:
+        report.document = None
+
+
 def render_report(
     report: FileReport,
     path: Path,
@@ -102,8 +108,10 @@ def render_report(
     nproc_per_node: int = 1,
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
+    after: str | None = None,
 ) -> PreparedJob:
-    """Render a validated report (no document: nothing rendered)."""
+    """Render a validated report (no document: nothing rendered); ``after``: the Slurm
+    dependency ``--after`` asks for."""
     document = report.document
     if document is None or report.loaded is None:
         return PreparedJob(report)
@@ -123,6 +131,7 @@ def render_report(
             job_name=name,
             environ=dict(os.environ if environ is None else environ),
             config_path=str(path) if job_dir is None and not submitting else None,
+            after=after,
         )
         artifact = render_artifact(document, spec, nproc_per_node)
         files = job_files(document, report.loaded, artifact)

@@ -181,9 +181,34 @@ def test_a_claimed_directory_is_removed_with_its_parents_when_the_write_fails(
 
     target, claimed = claim_job_dir(tmp_path / "a" / "b", "run")
     assert claimed == (target, tmp_path / "a" / "b", tmp_path / "a")
-    with pytest.raises(FileNotFoundError):
-        write_job_dir(target, {"sub/file": "x"}, claimed)  # a name the write cannot make
+    with pytest.raises(OSError, match="File name too long"):
+        write_job_dir(target, {"x" * 300: "x"}, claimed)  # a name the write cannot make
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_writes_its_points_in_their_directories_and_removes_them_whole(
+    tmp_path: Path,
+) -> None:
+    from automodel_launch.jobdir import remove_job_dir
+
+    target = tmp_path / "sweep"
+    files = {"job.sbatch": "#!/bin/bash\n", "points/0/job_config.yaml": "a: 1\n",
+             "points/1/job_config.yaml": "a: 2\n"}  # fmt: skip
+    written = write_job_dir(target, files)
+    assert (target / "points" / "1" / "job_config.yaml").read_text() == "a: 2\n"
+    assert (target / "points" / "0").stat().st_mode & 0o777 == 0o755
+    remove_job_dir(written)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["../escape", "/etc/passwd", "points//x", "points/./x", ""])
+def test_a_file_name_outside_the_job_directory_is_refused_and_nothing_is_left(
+    tmp_path: Path, name: str
+) -> None:
+    with pytest.raises(ValueError, match="is not a path inside the job directory"):
+        write_job_dir(tmp_path / "job", {"run.sh": "echo\n", name: "x"})
+    assert list(tmp_path.iterdir()) == []
+    assert not (tmp_path.parent / "escape").exists()
 
 
 def test_an_empty_read_only_directory_is_refused_and_kept(tmp_path: Path) -> None:

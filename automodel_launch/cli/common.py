@@ -9,6 +9,7 @@ import typer
 V = TypeVar("V")
 
 if TYPE_CHECKING:
+    from automodel_launch.plan.sweep import Axis
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
@@ -106,3 +107,29 @@ ProfileOption = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--profile", help=PROFILE_HELP, metavar="NAME", show_default=False),
 ]
+SweepOption = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--sweep",
+        metavar="KEY=V1,V2,...",
+        help="Submit one job per value (several --sweep: every combination); values read as "
+        "--set reads them; a value with a comma goes in a YAML list: 'KEY=[a, \"b,c\"]'.",
+        show_default=False,
+    ),
+]
+MaxParallelOption = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--max-parallel", min=1, help="A sweep: at most this many points run at once."),
+]
+
+
+def sweep_axes(sweeps: list[str] | None) -> list[Axis]:
+    """``--sweep`` options; a malformed one is a usage error naming it."""
+    from automodel_launch.plan.sweep import SweepError, parse_axis
+
+    try:
+        return [parse_axis(text) for text in sweeps or ()]
+    except SweepError as exc:
+        from automodel_launch.secrets import display
+
+        raise typer.BadParameter(display(str(exc)), param_hint="--sweep") from None

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import ProfileOption, SetOption, entry_value, script_value
+from automodel_launch.cli.common import (
+    MaxParallelOption,
+    ProfileOption,
+    SetOption,
+    SweepOption,
+    entry_value,
+    script_value,
+)
+
+if TYPE_CHECKING:
+    from automodel_launch.plan.plan import JobPlan
 
 EntryOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
@@ -52,36 +62,49 @@ def command(
     ] = None,
     sets: SetOption = None,
     profile: ProfileOption = None,
+    sweeps: SweepOption = None,
+    max_parallel: MaxParallelOption = None,
 ) -> None:
     """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
     from automodel_launch.checks import local_gpu_count
-    from automodel_launch.cli.common import layers, load_settings, report_problems
+    from automodel_launch.cli.common import layers, load_settings, report_problems, sweep_axes
     from automodel_launch.errors import LaunchError, UsageError
     from automodel_launch.jobdir import JobDirError
-    from automodel_launch.prepare import EntryChoice, prepare
+    from automodel_launch.plan.plan import plan_jobs
+    from automodel_launch.plan.render import SweepScriptError, render_plan
+    from automodel_launch.prepare import EntryChoice
 
     settings = load_settings(check_paths=check_paths)
     choice = EntryChoice(entry, recipe_command, domain)
+    plan = plan_jobs(
+        config, settings, entry=choice, axes=sweep_axes(sweeps), max_parallel=max_parallel,
+        layers=layers(profile, sets),
+    )  # fmt: skip
+    report_problems(plan.report, settings)
     try:
-        prepared = prepare(
-            config,
-            settings,
-            entry=choice,
-            job_dir=job_dir,
-            nproc_per_node=nproc_per_node or local_gpu_count(),
-            layers=layers(profile, sets),
+        render_plan(
+            plan, entry=choice, job_dir=job_dir, nproc_per_node=nproc_per_node or local_gpu_count()
         )
-    except JobDirError as exc:  # --job-dir, as given, cannot be used: a usage error
+    except (JobDirError, SweepScriptError) as exc:  # --job-dir or a sweep cannot be used
         raise UsageError(str(exc), hint=exc.hint) from None
-    report_problems(prepared.report, settings)
+    if plan.is_sweep:
+        typer.echo(_plan_text(plan), err=True)
     if job_dir is None:
-        sys.stdout.write(prepared.artifact)
+        sys.stdout.write(plan.artifact)
         return
     from automodel_launch.jobdir import write_job_dir
 
-    assert prepared.job_dir is not None
+    assert plan.root is not None
     try:
-        write_job_dir(prepared.job_dir, prepared.files)  # a JobDirError: exit 1
+        write_job_dir(plan.root, plan.files)  # a JobDirError: exit 1
     except OSError as exc:
         raise LaunchError(str(exc)) from None
-    typer.echo(f"wrote {prepared.job_dir}/: " + ", ".join(sorted(prepared.files)), err=True)
+    typer.echo(f"wrote {plan.root}/: " + ", ".join(sorted(plan.files)), err=True)
+
+
+def _plan_text(plan: JobPlan) -> str:
+    """The points and their values, above the script."""
+    limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
+    lines = [f"sweep: {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"]
+    lines += [f"  point {job.point.index}: {job.point.label}" for job in plan.jobs]
+    return "\n".join(lines)

@@ -134,6 +134,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
     "profile-not-applied": ("*.profile",),
+    "sweep-shared-section": ("slurm",),
 }
 
 GENERIC = frozenset(

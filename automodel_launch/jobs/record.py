@@ -13,7 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.jobs.manifest import MANIFEST, Manifest, new_manifest, update_manifest
+from automodel_launch.jobs.manifest import (
+    MANIFEST,
+    Manifest,
+    new_manifest,
+    sweep_point,
+    update_manifest,
+)
 from automodel_launch.jobs.registry import RegistryError, open_registry
 
 
@@ -47,6 +53,10 @@ class Recorder:
             details=details,
         )
         return cls(manifest)
+
+    def in_sweep(self, sweep: str, point: int, values: Mapping[str, Any]) -> None:
+        """The job is point ``point`` of sweep ``sweep``, with its swept ``values``."""
+        self.manifest = sweep_point(self.manifest, sweep, point, values)
 
     @property
     def file(self) -> tuple[str, str]:

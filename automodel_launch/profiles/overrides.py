@@ -38,10 +38,12 @@ class Override:
     tags: dict[Loc, str] = field(default_factory=dict)
     problems: tuple[Diagnostic, ...] = ()
     """The value could not be read (YAML syntax): the override is not applied."""
+    option: str = "--set"
+    """The option that gave it: ``--set``, or ``--sweep`` for one point's value."""
 
     @property
     def origin(self) -> Origin:
-        return Origin("set", self.argument)
+        return Origin("set", self.argument, option=self.option)
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ def parse_key(key: str) -> Loc:
     return tuple(loc)
 
 
-def parse_override(argument: str) -> Override:
+def parse_override(argument: str, option: str = "--set") -> Override:
     """``KEY=VALUE`` -> an Override; raises OverrideError for a usage error."""
     key, equals, text = argument.partition("=")
     if not equals:
@@ -82,7 +84,7 @@ def parse_override(argument: str) -> Override:
         )
     loc = parse_key(key.strip())
     result = load_text(f"{_VALUE_KEY}: {text}", "--set")
-    origin = Origin("set", argument)
+    origin = Origin("set", argument, option=option)
     if result.loaded is None or set(result.loaded.data) != {_VALUE_KEY} or result.diagnostics:
         problems = tuple(
             Diagnostic(d.severity, d.code, dotted(loc), 0, 0, d.message, d.hint, origin)
@@ -94,18 +96,20 @@ def parse_override(argument: str) -> Override:
                 f"'{text}' is not one YAML value", "quote it: KEY='\"VALUE\"'", origin,
             ),
         )  # fmt: skip
-        return Override(argument, loc, None, problems=problems)
+        return Override(argument, loc, None, problems=problems, option=option)
     loaded = result.loaded
     value = loaded.data[_VALUE_KEY]
     tagged = {k[1:]: v for k, v in loaded.tags.items()}
     if loc[0] not in LAUNCHER_SECTIONS and tagged:  # launcher fields: the tag rule says why
-        return Override(argument, loc, None, problems=_tag_problems(loc, value, tagged, origin))
+        problems = _tag_problems(loc, value, tagged, origin)
+        return Override(argument, loc, None, problems=problems, option=option)
     return Override(
         argument,
         loc,
         value,
         plain={k[1:]: v for k, v in loaded.plain.items()},
         tags=tagged,
+        option=option,
     )
 
 

@@ -24,6 +24,8 @@ from automodel_launch.secrets import looks_like_token
 
 CONFIG_TOKEN = "{config}"
 JOB_CONFIG_NAME = "job_config.yaml"
+POINTS = "points"
+"""A sweep's job directory holds each point's own in ``points/INDEX``."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,13 @@ class JobSpec:
     """SkyPilot only: the submitting environment, for references resolved at submit time."""
     config_path: str | None = None
     """Interactive only: the config the ranks read, when no job directory is written."""
+    array_tasks: int = 0
+    """Slurm only: a job array of this many tasks (a sweep), each task reading the job
+    config of its point (``points/$SLURM_ARRAY_TASK_ID`` under ``job_dir``)."""
+    max_parallel: int | None = None
+    """Slurm arrays: at most this many tasks run at once."""
+    after: str | None = None
+    """Slurm only: a ``--dependency`` on other jobs (``afterok:ID:ID``), from ``--after``."""
 
     def __post_init__(self) -> None:
         refuse_credential("the job directory", self.job_dir)

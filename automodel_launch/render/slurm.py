@@ -15,7 +15,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.render import requeue
-from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.entry import JOB_CONFIG_NAME, POINTS, JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
@@ -80,16 +80,33 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
         ("cpus-per-task", cfg.cpus_per_task),
         ("mail-type", ",".join(cfg.mail_type) if cfg.mail_type else None),
         ("mail-user", cfg.mail_user),
-        ("dependency", cfg.dependency),
+        ("dependency", ",".join(d for d in (cfg.dependency, spec.after) if d) or None),
         ("chdir", cfg.chdir),
-        ("output", f"{spec.job_dir}/%x_%j.out"),
-    ]
+        ("array", _array(spec)),
+        ("output", f"{spec.job_dir}/{POINTS}/%a/%x_%A_%a.out" if spec.array_tasks else
+                   f"{spec.job_dir}/%x_%j.out"),
+    ]  # fmt: skip
     lines = ["#!/bin/bash"]
     lines += [f"#SBATCH --{name}" + ("" if value is True else f"={value}")
               for name, value in options if value is not None]  # fmt: skip
     lines += requeue.directives(cfg, ft)
     lines += [f"#SBATCH {arg}" for arg in cfg.sbatch_args]
     return "\n".join(lines) + "\n"
+
+
+def _array(spec: JobSpec) -> str | None:
+    """``0-N`` (``%K``: at most K tasks at once); None for one job."""
+    if not spec.array_tasks:
+        return None
+    limit = f"%{spec.max_parallel}" if spec.max_parallel else ""
+    return f"0-{spec.array_tasks - 1}{limit}"
+
+
+def _job_dir(spec: JobSpec) -> str:
+    """The job's directory as the script sets it: an array task's is its point's."""
+    if spec.array_tasks:
+        return f'{quote(spec.job_dir)}/{POINTS}/"$SLURM_ARRAY_TASK_ID"'
+    return quote(spec.job_dir)
 
 
 def _header(spec: JobSpec, cfg: SlurmConfig) -> str:
@@ -108,9 +125,10 @@ def _comment(text: str) -> str:
 
 
 def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
-    port = AUTO_PORT if cfg.master_port == "auto" else str(cfg.master_port)
+    # an array's tasks may share a node: each takes its own port from its own job id
+    port = AUTO_PORT if cfg.master_port == "auto" or spec.array_tasks else str(cfg.master_port)
     return "\n".join([
-        f"JOB_DIR={quote(spec.job_dir)}",
+        f"JOB_DIR={_job_dir(spec)}",
         RECORD_EXIT,
         RANK_PREFIX,
         FIRST_HOST,

@@ -1,0 +1,197 @@
+"""A plan: the jobs one ``render`` or ``submit`` makes of a recipe, validated together.
+
+A single job is a plan of one point with no swept value; a sweep is a plan of one point
+per combination of ``--sweep`` values (:mod:`automodel_launch.plan.sweep`). Every point
+is validated before anything is rendered, and nothing is rendered (or submitted) unless
+every point passes: a sweep is submitted whole or not at all.
+
+The plan's files are written as one job directory (all files or none,
+:func:`automodel_launch.jobdir.write_job_dir`): a single job's files at its top, a
+sweep's points each in ``points/INDEX/``, beside what runs them all (a Slurm array's one
+script, :mod:`automodel_launch.plan.layout`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from automodel_launch.diagnostics import Diagnostic, Severity, dotted, sort_key
+from automodel_launch.plan.sweep import Axis, Point, points
+from automodel_launch.render.entry import POINTS
+from automodel_launch.results import FileReport
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.prepare import EntryChoice, PreparedJob
+    from automodel_launch.profiles.overrides import Layers
+    from automodel_launch.rules.context import Purpose
+    from automodel_launch.settings import Settings
+
+
+@dataclass
+class PlannedJob:
+    """One point of a plan and what preparing it gave."""
+
+    point: Point
+    prepared: PreparedJob
+
+    @property
+    def report(self) -> FileReport:
+        return self.prepared.report
+
+
+@dataclass
+class JobPlan:
+    """The jobs of one command, each validated; rendered only when all passed."""
+
+    path: Path
+    jobs: list[PlannedJob]
+    swept: tuple[str, ...] = ()
+    """The swept fields, in ``--sweep`` order (empty: one job)."""
+    max_parallel: int | None = None
+    root: Path | None = None
+    """The job directory everything is written into (None: nothing rendered)."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Every file of the plan, by path relative to ``root``."""
+    artifact: str = ""
+    """What ``render`` prints: the script, task or command line (a Slurm sweep's one
+    array script; for other sweeps, each point's, under a comment naming it)."""
+    claimed: tuple[Path, ...] = ()
+
+    @property
+    def is_sweep(self) -> bool:
+        return bool(self.swept)
+
+    @property
+    def document(self) -> LaunchDocument | None:
+        """The first point's validated document (what the launcher, name and resources
+        of every point are: a sweep varies what its points train, not where)."""
+        return self.jobs[0].report.document if self.jobs else None
+
+    @property
+    def report(self) -> FileReport:
+        """Every point's diagnostics as one report: one shared by all points once, one
+        of some points only with the points it belongs to."""
+        first = self.jobs[0].report
+        if len(self.jobs) == 1:
+            return first
+        merged = FileReport(first.path, _merged(self.jobs), first.loaded, self.document)
+        merged.automodel_version = first.automodel_version
+        return merged
+
+    def failed(self, strict: bool) -> bool:
+        return any(job.report.failed(strict) for job in self.jobs)
+
+    def job_dir(self, job: PlannedJob) -> Path:
+        assert self.root is not None
+        return self.root if not self.is_sweep else self.root / point_dir(job.point.index)
+
+
+ARRAY_LAUNCHERS = frozenset({"slurm"})
+"""Launchers whose scheduler runs a sweep as one job array (its tasks share one script)."""
+
+
+def point_dir(index: int) -> str:
+    return f"{POINTS}/{index}"
+
+
+def plan_jobs(
+    path: Path,
+    settings: Settings,
+    *,
+    entry: EntryChoice,
+    axes: Sequence[Axis] = (),
+    max_parallel: int | None = None,
+    layers: Layers | None = None,
+    submitting: bool = False,
+) -> JobPlan:
+    """Validate every point of ``path`` (with ``layers``, the profile and ``--set``, under
+    each point's swept values). Raises :class:`~automodel_launch.plan.sweep.SweepError`
+    for a sweep the options cannot make."""
+    from automodel_launch.loading import load_file
+    from automodel_launch.prepare import PreparedJob, check_report
+    from automodel_launch.profiles.overrides import Layers
+    from automodel_launch.validation import validate_result
+
+    base = layers or Layers()
+    chosen = points(axes, base.overrides) if axes else [Point(0, ())]
+    loaded = load_file(path)
+    purpose: Purpose = "submit" if submitting else "render"
+    jobs = []
+    for point in chosen:
+        extra = base.overrides + point.overrides
+        own = Layers(base.profile, extra) if base.profile or extra else None
+        report = validate_result(loaded, str(path), settings, purpose=purpose, layers=own)
+        check_report(report, settings, entry)
+        _shared_section(report, point)
+        jobs.append(PlannedJob(point, PreparedJob(report)))
+    return JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
+
+
+def _shared_section(report: FileReport, point: Point) -> None:
+    """A swept field of the launcher section of an array: every task has the same one."""
+    document = report.document
+    if document is None or document.launcher not in ARRAY_LAUNCHERS:
+        return
+    found = [
+        Diagnostic(
+            Severity.ERROR,
+            "sweep-shared-section",
+            dotted(o.loc),
+            0,
+            0,
+            f"{dotted(o.loc)} is swept, but a {document.launcher} sweep is one job array and "
+            f"its tasks share the {document.launcher}: section",
+            "sweep fields of the recipe, or submit each value on its own",
+            o.origin,
+        )
+        for o in point.overrides
+        if o.loc[0] == document.launcher
+    ]
+    if found:
+        report.diagnostics = sorted(report.diagnostics + found, key=sort_key)
+        report.document = None
+
+
+def _merged(jobs: Sequence[PlannedJob]) -> list[Diagnostic]:
+    seen: dict[Diagnostic, list[PlannedJob]] = {}
+    for job in jobs:
+        for diagnostic in job.report.diagnostics:
+            seen.setdefault(diagnostic, []).append(job)
+    merged = []
+    for diagnostic, owners in seen.items():
+        if len(owners) == len(jobs):
+            merged.append(diagnostic)
+            continue
+        for job in owners:
+            where = f"point {job.point.index} ({job.point.label})"
+            merged.append(_at_point(diagnostic, where))
+    return sorted(merged, key=sort_key)
+
+
+def _at_point(diagnostic: Diagnostic, where: str) -> Diagnostic:
+    from dataclasses import replace
+
+    return replace(diagnostic, message=f"{where}: {diagnostic.message}")
+
+
+def values_of(job: PlannedJob) -> dict[str, Any]:
+    """The point's swept values as a manifest keeps them."""
+    return {key: _scalar(value) for key, value in job.point.values.items()}
+
+
+def _scalar(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def environ_of(environ: Mapping[str, str] | None) -> dict[str, str]:
+    import os
+
+    return dict(os.environ if environ is None else environ)

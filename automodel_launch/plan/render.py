@@ -1,0 +1,138 @@
+"""A validated plan's files: each point's job, and for a Slurm sweep the one array script.
+
+Each point is rendered as a job of its own in ``points/INDEX`` (its job config, and the
+artifact that runs it where the launcher runs points one by one). A launcher that runs
+arrays (Slurm) runs every point from one script at the top, each task reading its own
+point's job config; its per-point scripts are not written. The points of an array share
+that script, so it must be the same for every point: a swept value that would change it
+is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from automodel_launch.errors import LaunchError
+from automodel_launch.plan.plan import ARRAY_LAUNCHERS, JobPlan, environ_of, point_dir
+from automodel_launch.prepare import (
+    EntryChoice,
+    default_job_dir,
+    default_job_name,
+    release,
+    render_report,
+)
+
+
+class SweepScriptError(LaunchError):
+    """Points of a Slurm sweep that would need different scripts."""
+
+
+def render_plan(
+    plan: JobPlan,
+    *,
+    entry: EntryChoice,
+    job_dir: Path | None = None,
+    nproc_per_node: int = 1,
+    environ: Mapping[str, str] | None = None,
+    submitting: bool = False,
+    after: str | None = None,
+) -> None:
+    """Fill ``plan.root``, ``plan.files`` and ``plan.artifact`` (every point validated);
+    ``after``: the Slurm dependency of every point."""
+    if not plan.is_sweep:
+        job = plan.jobs[0]
+        job.prepared = render_report(
+            job.report, plan.path, entry=entry, job_dir=job_dir, nproc_per_node=nproc_per_node,
+            environ=environ, submitting=submitting, after=after,
+        )  # fmt: skip
+        prepared = job.prepared
+        plan.root, plan.claimed = prepared.job_dir, prepared.claimed
+        plan.files, plan.artifact = dict(prepared.files), prepared.artifact
+        return
+    document = plan.document
+    assert document is not None
+    from automodel_launch.jobdir import check_job_dir, claim_job_dir
+
+    name = default_job_name(document, entry)
+    claimed: tuple[Path, ...] = ()
+    if job_dir is None and submitting:
+        root, claimed = claim_job_dir(check_job_dir(default_job_dir(document, name).parent), name)
+    else:
+        root = check_job_dir(job_dir or default_job_dir(document, name))
+    try:
+        _render_points(plan, root, entry, nproc_per_node, environ, after)
+    except BaseException:
+        release(claimed)
+        raise
+    plan.root, plan.claimed = root, claimed
+
+
+def _render_points(
+    plan: JobPlan,
+    root: Path,
+    entry: EntryChoice,
+    nproc_per_node: int,
+    environ: Mapping[str, str] | None,
+    after: str | None,
+) -> None:
+    files: dict[str, str] = {}
+    shown = []
+    for job in plan.jobs:
+        where = point_dir(job.point.index)
+        job.prepared = render_report(
+            job.report, plan.path, entry=entry, job_dir=root / where,
+            nproc_per_node=nproc_per_node, environ=environ, after=after,
+        )  # fmt: skip
+        files.update({f"{where}/{name}": text for name, text in job.prepared.files.items()})
+        shown.append(f"# point {job.point.index}: {job.point.label}\n{job.prepared.artifact}")
+    document = plan.document
+    assert document is not None
+    if document.launcher in ARRAY_LAUNCHERS:
+        script = _array_script(plan, root, entry, nproc_per_node, environ, after)
+        from automodel_launch.launchers import launcher_of
+
+        artifact_name = launcher_of(document).artifact
+        files = {k: v for k, v in files.items() if not k.endswith("/" + artifact_name)}
+        files[artifact_name] = launcher_of(document).job_file(script)
+        plan.artifact = script
+    else:
+        plan.artifact = "\n".join(shown)
+    plan.files = files
+
+
+def _array_script(
+    plan: JobPlan,
+    root: Path,
+    entry: EntryChoice,
+    nproc_per_node: int,
+    environ: Mapping[str, str] | None,
+    after: str | None,
+) -> str:
+    """One script for every task; each point must render it alike."""
+    from automodel_launch.automodel.versions import DEFAULT
+    from automodel_launch.render.entry import JobSpec
+    from automodel_launch.render.job import render_artifact
+
+    first = plan.jobs[0]
+    spec = JobSpec(
+        entry=entry.resolve(first.report.automodel_version or DEFAULT),
+        job_dir=str(root),
+        source=str(plan.path),
+        job_name=first.prepared.name,
+        environ=environ_of(environ),
+        array_tasks=len(plan.jobs),
+        max_parallel=plan.max_parallel,
+        after=after,
+    )
+    scripts = []
+    for job in plan.jobs:
+        assert job.prepared.document is not None
+        scripts.append(render_artifact(job.prepared.document, spec, nproc_per_node))
+        if scripts[-1] != scripts[0]:
+            raise SweepScriptError(
+                f"point {job.point.index} ({job.point.label}) needs another Slurm script "
+                "than point 0: the tasks of a job array share one script",
+                hint="sweep fields of the recipe only, or submit each value on its own",
+            )
+    return scripts[0]
