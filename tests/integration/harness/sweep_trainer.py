@@ -1,0 +1,53 @@
+"""A tiny trainer for sweep tests: reads its job config, trains on CPU, says what it did.
+
+    sweep_trainer.py CONFIG [GATE]
+
+It reads ``optimizer.lr`` and ``step_scheduler.max_steps`` from the job config it is
+given (its point's: the array task's own), fits y = 3x with one weight by plain SGD over
+gloo (a process group of its ranks), and writes one line ``point lr=LR steps=N
+loss=L start=T0 end=T1`` (wall-clock seconds, so a test can see how many points ran at
+once). With GATE, a path, it waits after training until that file exists (10 minutes at
+most), holding its task running while the test looks at it.
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+import yaml
+
+
+def main() -> int:
+    start = time.time()
+    config = yaml.safe_load(Path(sys.argv[1]).read_text())
+    lr = float(config["optimizer"]["lr"])
+    steps = int(config["step_scheduler"]["max_steps"])
+    dist.init_process_group(backend="gloo")
+    weight = torch.zeros(1, requires_grad=True)
+    x = torch.linspace(-1, 1, 16)
+    loss = torch.tensor(0.0)
+    for _ in range(steps):
+        loss = ((weight * x - 3 * x) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            dist.all_reduce(weight.grad)
+            weight -= lr * weight.grad / dist.get_world_size()
+            weight.grad.zero_()
+    time.sleep(1)  # long enough for the scheduler to see tasks overlap, if it lets them
+    if len(sys.argv) > 2:
+        gate = Path(sys.argv[2])
+        deadline = time.monotonic() + 600
+        while not gate.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+    if dist.get_rank() == 0:
+        line = f"point lr={lr} steps={steps} loss={loss.item():.6f} start={start} end={time.time()}"
+        os.write(1, (line + "\n").encode())
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

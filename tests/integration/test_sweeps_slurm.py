@@ -1,0 +1,107 @@
+"""Sweeps on the real local Slurm cluster: one job array, at most --max-parallel tasks at
+once, each task training on its own point's config; a bad point submits nothing; --after.
+
+Tasks run ``harness/sweep_trainer.py``: it reads its job config, trains on CPU over
+gloo, and prints its lr, steps and start/end times. The tests wait for states, never for
+a time; a task that must be running while it is looked at is held by a gate file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.integration.slurm import HARNESS, Cluster
+from tests.integration.test_jobs_slurm import Cli
+
+pytestmark = pytest.mark.integration
+
+RECIPE = """\
+step_scheduler:
+  max_steps: 5
+optimizer:
+  lr: 0.1
+"""
+
+
+@pytest.fixture
+def cli(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> Cli:
+    return Cli(slurm_cluster, torchrun, tmp_path)
+
+
+def sweep_config(cli: Cli, name: str) -> Path:
+    return cli.config(name, ranks=2, extra=RECIPE)
+
+
+def points_of(cli: Cli, output: str) -> list[dict[str, object]]:
+    """The sweep's points as ``jobs --format json`` lists them, in point order."""
+    match = re.search(r"^recorded (\d+) points as sweep (\w+): ", output, re.M)
+    assert match, output
+    listed = json.loads(cli.run("jobs", "--format", "json").stdout)["jobs"]
+    mine = [j for j in listed if j["job_dir"].startswith(str(cli.tmp / "jobs"))]
+    assert len(mine) == int(match.group(1))
+    return sorted(mine, key=lambda j: int(str(j["scheduler_id"]).rpartition("_")[2]))
+
+
+def test_a_sweep_is_one_array_each_task_on_its_own_point(cli: Cli) -> None:
+    config = sweep_config(cli, "lrsweep")
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}}"
+    done = cli.run(
+        "submit", str(config), "--entry", entry, "--no-preflight",
+        "--sweep", "optimizer.lr=0.01,0.1", "--sweep", "step_scheduler.max_steps=[3, 6]",
+        "--max-parallel", "2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    points = points_of(cli, done.stdout)
+    arrays = {str(p["scheduler_id"]).partition("_")[0] for p in points}
+    assert len(arrays) == 1  # one sbatch, one array
+    for point in points:
+        shown = cli.wait_for(str(point["id"]), {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"})
+        assert shown["state"] == "COMPLETED", shown
+    lines = []
+    for index, point in enumerate(points):
+        job_dir = Path(str(point["job_dir"]))
+        assert job_dir == cli.tmp / "jobs" / job_dir.parent.parent.name / "points" / str(index)
+        assert (job_dir / "exit_code").read_text() == "0\n"
+        log = next(job_dir.glob("lrsweep_*.out")).read_text()
+        found = re.findall(r"^point lr=(\S+) steps=(\d+) loss=(\S+) start=(\S+) end=(\S+)$",
+                           log, re.M)  # fmt: skip
+        assert len(found) == 1, log
+        lines.append(found[0])
+    # each task trained its own point's values
+    assert [(float(lr), int(steps)) for lr, steps, *_ in lines] == [
+        (0.01, 3), (0.01, 6), (0.1, 3), (0.1, 6),
+    ]  # fmt: skip
+    # never more than two at once (--max-parallel 2)
+    spans = [(float(start), float(end)) for *_, start, end in lines]
+    most = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
+    assert 1 <= most <= 2, spans
+
+
+def test_a_sweep_with_one_bad_point_submits_nothing(cli: Cli) -> None:
+    config = sweep_config(cli, "badsweep")
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}}"
+    before = cli.cluster.run("squeue", "-h", "-o", "%i").stdout
+    done = cli.run(
+        "submit", str(config), "--entry", entry, "--no-preflight",
+        "--sweep", "step_scheduler.max_steps=[3, -1]",
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "point 1 (step_scheduler.max_steps=-1)" in done.stderr
+    assert cli.cluster.run("squeue", "-h", "-o", "%i").stdout == before
+    assert not (cli.tmp / "jobs").exists()
+
+
+def test_after_starts_a_job_only_once_the_other_ended(cli: Cli) -> None:
+    gate = cli.tmp / "first.gate"
+    first = cli.submit(cli.config("first"), 1, 0, 0, gate=gate)
+    cli.wait_for(first, {"RUNNING"})
+    second = cli.submit(cli.config("second"), 1, 0, 0, "--after", first)
+    waiting = cli.wait_for_reason(second, "Dependency")
+    assert (waiting["state"], waiting["reason"]) == ("PENDING", "Dependency")
+    gate.touch()
+    assert cli.wait_for(first, {"COMPLETED", "FAILED"})["state"] == "COMPLETED"
+    assert cli.wait_for(second, {"COMPLETED", "FAILED"})["state"] == "COMPLETED"
