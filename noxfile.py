@@ -105,6 +105,8 @@ def bench(session: nox.Session) -> None:
         "python", script, "--peer", str(peer / "bin" / "check-jsonschema"), *session.posargs
     )
     session.run("python", script, *session.posargs)
+    # a 100-point Slurm sweep: validated, rendered, submitted (one sbatch) and recorded
+    session.run("python", "benchmarks/bench_sweep.py")
     # the language server against yaml-language-server (npm), same document, same client
     session.install(".[lsp]")
     session.run(
