@@ -1,0 +1,243 @@
+"""Submitting a rendered plan: its files written whole, handed over, each point recorded.
+
+A single job and a Slurm sweep are one handover of the plan's job directory (one
+``sbatch``: the array's tasks are its points, ``ARRAYID_INDEX``); a sweep on a launcher
+that runs no arrays (this node) hands its points over one after another, one failing not
+stopping the rest. Nothing here prints: ``say`` receives the lines a command shows while
+it works, and the result says what happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from automodel_launch.errors import LaunchError, UsageError
+from automodel_launch.plan.plan import ARRAY_LAUNCHERS, JobPlan, PlannedJob, values_of
+
+if TYPE_CHECKING:
+    from automodel_launch.jobdir import Written
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.record import Recorder
+    from automodel_launch.launchers import Launcher
+    from automodel_launch.submit import Submitted
+
+Say = Callable[[str], None]
+Progress = Callable[[str], contextlib.AbstractContextManager[object]]
+
+
+@dataclass
+class Submission:
+    """What a submit did: the launcher's summary line(s), each point's manifest."""
+
+    plan: JobPlan
+    summaries: list[str] = field(default_factory=list)
+    manifests: list[Manifest] = field(default_factory=list)
+    sweep: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    """The registry could not record a job (it ran; its manifest is in its directory)."""
+    failed: list[str] = field(default_factory=list)
+    """Points that ran on this node and failed."""
+
+
+def refuse_unsupported(plan: JobPlan, launcher: str, *, detach: bool, after: bool) -> None:
+    """What the launcher cannot do with this plan, before anything is written."""
+    if after and launcher != "slurm":
+        raise UsageError(
+            f"--after: {launcher} jobs cannot wait for another job; only Slurm's can",
+            hint="submit this one when the other has ended",
+        )
+    if not plan.is_sweep:
+        return
+    if launcher == "skypilot":
+        raise UsageError(
+            "--sweep with skypilot: not supported yet; submit each value on its own "
+            "(--set KEY=VALUE)"
+        )
+    if launcher not in ARRAY_LAUNCHERS and detach:
+        raise UsageError(
+            "--sweep --detach on this node: not supported yet; the points run one after "
+            "another in the foreground without --detach"
+        )
+
+
+def submit_plan(
+    plan: JobPlan,
+    *,
+    dry_run: bool = False,
+    detach: bool = False,
+    environ: Mapping[str, str] | None = None,
+    say: Say = lambda line: None,
+    progress: Progress = lambda text: contextlib.nullcontext(),
+    summary: Callable[[JobPlan], list[str]] | None = None,
+) -> Submission:
+    """Write, hand over and record a rendered ``plan``; ``summary`` gives the lines shown
+    (through ``say``) under ``submitting:`` once the files are written."""
+    from automodel_launch.jobdir import JobDirError, write_job_dir
+    from automodel_launch.launchers import launcher_of
+    from automodel_launch.prepare import release
+
+    document = plan.document
+    assert document is not None and plan.root is not None
+    launcher = launcher_of(document)
+    environ = dict(os.environ if environ is None else environ)
+    recorders = _recorders(plan, launcher.name, environ)
+    files = dict(plan.files)
+    for job, recorder in zip(plan.jobs, recorders, strict=True):
+        name, content = recorder.file
+        files[_inside(plan, job, name)] = content
+    try:
+        written = write_job_dir(plan.root, files, plan.claimed)
+    except OSError as exc:
+        release(plan.claimed)
+        raise JobDirError(str(exc)) from None
+    except BaseException:
+        release(plan.claimed)
+        raise
+    if detach and launcher.detached:
+        say(f"note: {launcher.name} jobs always run detached; --detach changes nothing")
+    if summary is not None:
+        say("\n".join(["checking:" if dry_run else "submitting:", *summary(plan)]))
+    done = Submission(plan, sweep=recorders[0].manifest.sweep if plan.is_sweep else None)
+    if plan.is_sweep and launcher.name not in ARRAY_LAUNCHERS:
+        _run_points(plan, recorders, launcher, done, written, environ, dry_run=dry_run, say=say)
+    else:
+        submitted = _hand_over(
+            plan, launcher, recorders[0], written, environ, dry_run=dry_run, detach=detach,
+            progress=progress,
+        )  # fmt: skip
+        done.summaries.append(submitted.summary)
+        if dry_run:
+            from automodel_launch.jobdir import remove_job_dir
+
+            remove_job_dir(written)
+        else:
+            _record_all(plan, recorders, submitted)
+    if not dry_run:
+        done.manifests = [r.manifest for r in recorders]
+        done.warnings = [r.warning for r in recorders if r.warning]
+    return done
+
+
+def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list[Recorder]:
+    """A manifest per point (a sweep's points name its id, their index and values)."""
+    from automodel_launch.jobs.record import Recorder
+
+    document = plan.document
+    assert document is not None
+    details: dict[str, Any] = {}
+    if document.slurm is not None:
+        cfg = document.slurm
+        details = {"time": str(cfg.time), "nodes": cfg.nodes, "partition": cfg.partition}
+        if cfg.gpus_per_node:
+            details["gpus_per_node"] = cfg.gpus_per_node
+    sweep = os.urandom(6).hex() if plan.is_sweep else None
+    recorders = []
+    for job in plan.jobs:
+        recorder = Recorder.for_job(
+            name=job.prepared.name,
+            launcher=launcher,
+            job_dir=plan.job_dir(job),
+            config=plan.path,
+            files=job.prepared.files,
+            environ=environ,
+            details=details,
+        )
+        if sweep is not None:
+            recorder.in_sweep(sweep, job.point.index, values_of(job))
+        recorders.append(recorder)
+    return recorders
+
+
+def _inside(plan: JobPlan, job: PlannedJob, name: str) -> str:
+    """A file of ``job`` as a path inside the plan's job directory."""
+    assert plan.root is not None
+    relative = plan.job_dir(job).relative_to(plan.root)
+    return name if relative == Path() else f"{relative.as_posix()}/{name}"
+
+
+def _hand_over(
+    plan: JobPlan,
+    launcher: Launcher,
+    recorder: Recorder,
+    written: Written,
+    environ: dict[str, str],
+    *,
+    dry_run: bool,
+    detach: bool,
+    progress: Progress,
+) -> Submitted:
+    """One handover for the whole plan: a single job, or a Slurm array."""
+    from automodel_launch.jobdir import remove_job_dir
+    from automodel_launch.launchers import Handover
+    from automodel_launch.submit import SubmitError
+
+    assert plan.document is not None and plan.root is not None
+    handover = Handover(
+        plan.document, plan.root, plan.files, environ, dry_run=dry_run, detach=detach,
+        started=None if dry_run or plan.is_sweep else recorder.record,
+    )  # fmt: skip
+    try:
+        with progress(launcher.progress):
+            return launcher.submit(handover)
+    except (SubmitError, OSError) as exc:
+        if not (isinstance(exc, SubmitError) and exc.started):
+            remove_job_dir(written)  # refused before anything ran in it
+        if isinstance(exc, SubmitError):
+            raise
+        raise SubmitError(str(exc)) from None
+
+
+def _record_all(plan: JobPlan, recorders: list[Recorder], submitted: Submitted) -> None:
+    """Each point's id: a single job's, or ``ARRAY_INDEX`` for a point of an array."""
+    for job, recorder in zip(plan.jobs, recorders, strict=True):
+        job_id = submitted.job_id or recorder.manifest.scheduler_id
+        if plan.is_sweep and job_id is not None:
+            job_id = f"{job_id}_{job.point.index}"
+        recorder.record(job_id, submitted.details)
+
+
+def _run_points(
+    plan: JobPlan,
+    recorders: list[Recorder],
+    launcher: Launcher,
+    done: Submission,
+    written: Written,
+    environ: dict[str, str],
+    *,
+    dry_run: bool,
+    say: Say,
+) -> None:
+    """Points run one after another on this node; one failing does not stop the rest."""
+    from automodel_launch.jobdir import remove_job_dir
+    from automodel_launch.launchers import Handover
+    from automodel_launch.submit import SubmitError
+
+    for job, recorder in zip(plan.jobs, recorders, strict=True):
+        assert job.prepared.document is not None
+        say(f"point {job.point.index}: {job.point.label}")
+        handover = Handover(
+            job.prepared.document, plan.job_dir(job), job.prepared.files, environ,
+            dry_run=dry_run, started=None if dry_run else recorder.record,
+        )  # fmt: skip
+        try:
+            submitted = launcher.submit(handover)
+        except SubmitError as exc:
+            done.failed.append(f"point {job.point.index}: {exc}")
+            continue
+        if not dry_run:
+            recorder.record(submitted.job_id or recorder.manifest.scheduler_id, submitted.details)
+        done.summaries.append(submitted.summary)
+    if dry_run:
+        remove_job_dir(written)
+
+
+def raise_failed(done: Submission) -> None:
+    """The points that failed on this node, as the command's one error."""
+    if done.failed:
+        count = len(done.plan.jobs)
+        raise LaunchError(f"{len(done.failed)} of {count} points failed: " + "; ".join(done.failed))
