@@ -18,10 +18,9 @@ from automodel_launch.jobs.manifest import (
     read_manifest,
 )
 from tests.hostile.tokens import make
-
-GITHUB_PAT = make("github-ghp", 18).value
 from tests.jobs.test_manifest_model import problem, valid
 
+GITHUB_PAT = make("github-ghp", 18).value
 POINT = {"sweep": "00112233aabb", "point": 3, "values": {"optimizer.lr": 2e-05, "peft.dim": 8}}
 
 
@@ -76,7 +75,7 @@ def test_a_hostile_point_on_disk_names_the_file_and_the_field(tmp_path: Path) ->
         "it, or move the job directory away if it holds no job"
     )
     (tmp_path / MANIFEST).write_text(json.dumps(valid(**{**POINT, "values": {"x": float("nan")}})))
-    with pytest.raises(ManifestError, match=r"it is not a job manifest \(values.x: should be a boolean"):
+    with pytest.raises(ManifestError, match=r"manifest \(values.x: should be a boolean"):
         read_manifest(tmp_path)
 
 
