@@ -38,12 +38,16 @@ CREATE TABLE IF NOT EXISTS jobs (
     scheduler_id TEXT,
     job_dir TEXT NOT NULL,
     submitted_at TEXT NOT NULL,
-    manifest TEXT NOT NULL
+    manifest TEXT NOT NULL,
+    sweep TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_submitted ON jobs (submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_scheduler ON jobs (scheduler_id);
 CREATE INDEX IF NOT EXISTS jobs_name ON jobs (name);
 """
+_SWEEP_INDEX = "CREATE INDEX IF NOT EXISTS jobs_sweep ON jobs (sweep)"
+"""After :func:`_migrated`: a registry made before sweeps has no ``sweep`` column yet."""
+_COLUMNS = "id, name, launcher, scheduler_id, job_dir, submitted_at, manifest, sweep"
 _NEWEST_FIRST = " ORDER BY submitted_at DESC, rowid DESC"
 _LAST = 253402300799.0
 """9999-12-31T23:59:59Z: the last time the registry's ISO stamps can write."""
@@ -79,7 +83,7 @@ class Registry:
     def add(self, manifest: Manifest) -> None:
         with self._errors(), self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO jobs ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     manifest.id,
                     manifest.name,
@@ -88,6 +92,7 @@ class Registry:
                     manifest.job_dir,
                     manifest.submitted_at,
                     manifest.model_dump_json(),
+                    manifest.sweep,
                 ),
             )
 
@@ -126,6 +131,33 @@ class Registry:
                 return found
             if problems:
                 raise BadRecord(problems[0])
+        return []
+
+    def sweep_points(self, sweep: str) -> list[Manifest]:
+        """The points of the sweep whose id is ``sweep``, in point order (none: no such
+        sweep); records that hold no manifest are left out (see :attr:`problems`)."""
+        found, problems = self._manifests("SELECT manifest FROM jobs WHERE sweep = ?", [sweep])
+        self.problems += problems
+        return sorted(found, key=lambda m: (m.point or 0, m.submitted_at))
+
+    def sweep_ids(self, text: str) -> list[str]:
+        """Sweeps SWEEP names: its id, the Slurm id of its job array (``1234`` for the tasks
+        ``1234_0``...), a name (the newest sweep of that name first), a unique start of its
+        id; the first kind that matches wins. Nothing names no sweep."""
+        if not text:
+            return []
+        for query, params in (
+            ("SELECT sweep FROM jobs WHERE sweep = ?", [text]),
+            # "1234_" <= id < "1234`" ("`" follows "_"): the ids that start with "1234_"
+            ("SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND scheduler_id >= ? "
+             "AND scheduler_id < ?", [text + "_", text + "`"]),
+            ("SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND name = ?", [text]),
+            ("SELECT sweep FROM jobs WHERE substr(sweep, 1, length(?)) = ?", [text, text]),
+        ):  # fmt: skip
+            with self._errors():
+                rows = self._db.execute(query + _NEWEST_FIRST, params).fetchall()
+            if rows:
+                return list(dict.fromkeys(sweep for (sweep,) in rows))
         return []
 
     def reindex(self, directory: Path) -> tuple[int, list[str]]:
@@ -200,9 +232,20 @@ def open_registry(path: Path | None = None) -> Iterator[Registry]:
         with registry._errors():
             connection.execute("PRAGMA journal_mode=WAL")
             connection.executescript(_SCHEMA)
+            _migrated(connection)
         yield registry
     finally:
         registry.close()
+
+
+def _migrated(connection: sqlite3.Connection) -> None:
+    """A registry made before sweeps gets its ``sweep`` column (null: its jobs are single
+    ones, as their manifests say) and the column's index, in place."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(jobs)")}
+    if "sweep" not in columns:
+        with connection:
+            connection.execute("ALTER TABLE jobs ADD COLUMN sweep TEXT")
+    connection.execute(_SWEEP_INDEX)
 
 
 def set_aside(path: Path) -> Path:

@@ -212,8 +212,8 @@ def test_a_record_that_is_not_a_manifest(tmp_path: Path, record: str, problem: s
     database = Path(os.environ["AUTOMODEL_LAUNCH_STATE_DIR"]) / "jobs.sqlite"
     with sqlite3.connect(database) as db:
         db.execute(
-            "INSERT INTO jobs VALUES ('x', 'n', 'slurm', '1', '/elsewhere', "
-            "'2026-01-01T00:00:00Z', ?)",
+            "INSERT INTO jobs (id, name, launcher, scheduler_id, job_dir, submitted_at, manifest)"
+            " VALUES ('x', 'n', 'slurm', '1', '/elsewhere', '2026-01-01T00:00:00Z', ?)",
             (record,),
         )
     db.close()
