@@ -140,25 +140,27 @@ class Registry:
         self.problems += problems
         return sorted(found, key=lambda m: (m.point or 0, m.submitted_at))
 
-    def sweep_ids(self, text: str) -> list[str]:
-        """Sweeps SWEEP names: its id, the Slurm id of its job array (``1234`` for the tasks
-        ``1234_0``...), a name (the newest sweep of that name first), a unique start of its
-        id; the first kind that matches wins. Nothing names no sweep."""
+    def sweep_ids(self, text: str) -> tuple[str, list[str]]:
+        """Sweeps SWEEP names, and how: ``id`` (its id), ``array`` (the Slurm id of its job
+        array: ``1234`` for the tasks ``1234_0``...), ``name`` (the newest sweep of that name
+        first), ``prefix`` (a start of its id); the first kind that matches wins. Nothing
+        names no sweep: ``("", [])``."""
         if not text:
-            return []
-        for query, params in (
-            ("SELECT sweep FROM jobs WHERE sweep = ?", [text]),
+            return "", []
+        for kind, query, params in (
+            ("id", "SELECT sweep FROM jobs WHERE sweep = ?", [text]),
             # "1234_" <= id < "1234`" ("`" follows "_"): the ids that start with "1234_"
-            ("SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND scheduler_id >= ? "
+            ("array", "SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND scheduler_id >= ? "
              "AND scheduler_id < ?", [text + "_", text + "`"]),
-            ("SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND name = ?", [text]),
-            ("SELECT sweep FROM jobs WHERE substr(sweep, 1, length(?)) = ?", [text, text]),
+            ("name", "SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND name = ?", [text]),
+            ("prefix", "SELECT sweep FROM jobs WHERE substr(sweep, 1, length(?)) = ?",
+             [text, text]),
         ):  # fmt: skip
             with self._errors():
                 rows = self._db.execute(query + _NEWEST_FIRST, params).fetchall()
             if rows:
-                return list(dict.fromkeys(sweep for (sweep,) in rows))
-        return []
+                return kind, list(dict.fromkeys(sweep for (sweep,) in rows))
+        return "", []
 
     def reindex(self, directory: Path) -> tuple[int, list[str]]:
         """Rebuild the rows of the job directories under ``directory`` from their

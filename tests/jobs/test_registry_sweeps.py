@@ -77,16 +77,19 @@ def test_a_sweep_is_named_by_id_array_id_name_or_unique_start(tmp_path: Path) ->
     with open_registry() as registry:
         for made in (*old, *new, manifest(tmp_path, "/single", "400", name="single")):
             registry.add(made)
-        assert registry.sweep_ids("abcdef012345") == ["abcdef012345"]
-        assert registry.sweep_ids("40") == ["abcdef012345"]  # the array, not 400 nor 4
-        assert registry.sweep_ids("4") == ["abc999999999"]
-        assert registry.sweep_ids("40_1") == []  # a task is a job
-        assert registry.sweep_ids("lr") == ["abc999999999", "abcdef012345"]  # newest first
-        assert registry.sweep_ids("abcd") == ["abcdef012345"]
-        assert registry.sweep_ids("abc") == ["abc999999999", "abcdef012345"]
-        assert registry.sweep_ids("single") == []
-        assert registry.sweep_ids("400") == []
-        assert registry.sweep_ids("") == []
+        assert registry.sweep_ids("abcdef012345") == ("id", ["abcdef012345"])
+        assert registry.sweep_ids("40") == ("array", ["abcdef012345"])  # the array, not 400 nor 4
+        assert registry.sweep_ids("4") == ("array", ["abc999999999"])
+        assert registry.sweep_ids("40_1") == ("", [])  # a task is a job
+        assert registry.sweep_ids("lr") == (
+            "name",
+            ["abc999999999", "abcdef012345"],
+        )  # newest first
+        assert registry.sweep_ids("abcd") == ("prefix", ["abcdef012345"])
+        assert registry.sweep_ids("abc") == ("prefix", ["abc999999999", "abcdef012345"])
+        assert registry.sweep_ids("single") == ("", [])
+        assert registry.sweep_ids("400") == ("", [])
+        assert registry.sweep_ids("") == ("", [])
 
 
 def test_reindex_carries_the_sweep(tmp_path: Path) -> None:
@@ -99,4 +102,4 @@ def test_reindex_carries_the_sweep(tmp_path: Path) -> None:
         assert registry.reindex(root) == (1, [])
         (shown,) = registry.sweep_points("abcdef012345")
         assert (shown.id, shown.point, shown.job_dir) == (made.id, 0, str(job_dir))
-        assert registry.sweep_ids("9") == ["abcdef012345"]
+        assert registry.sweep_ids("9") == ("array", ["abcdef012345"])
