@@ -1,9 +1,10 @@
-"""``automodel-launch jobs``: every recorded job, newest first, with its state now."""
+"""``automodel-launch jobs``: every recorded job, newest first, with its state now; a sweep
+is one row (its points counted by state), ``--watch`` a live table."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -27,6 +28,13 @@ def command(
     output_format: Annotated[
         str, typer.Option("--format", help='text (a table) or json ({"jobs": [JOB, ...]}).')
     ] = "text",
+    watch: Annotated[
+        bool, typer.Option("--watch", help="A live table, refreshed until Ctrl-C.")
+    ] = False,
+    interval: Annotated[
+        float,
+        typer.Option("--interval", min=1.0, max=3600.0, help="Seconds between refreshes."),
+    ] = 5.0,
     reindex: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
@@ -54,14 +62,18 @@ def command(
     if reindex is not None:
         _reindex(reindex)
         return
-    _list(LAUNCHER_NAMES.get(launcher or ""), state.upper() if state else None, after,
-          output_format)  # fmt: skip
+    wanted = (LAUNCHER_NAMES.get(launcher or ""), state.upper() if state else None, after)
+    if watch:
+        if output_format != "text":
+            raise typer.BadParameter("--watch shows a table: use text", param_hint="--format")
+        _watch(*wanted, interval)
+        return
+    _list(*wanted, output_format)
 
 
-def _list(launcher: str | None, state: str | None, after: float | None, output_format: str) -> None:
-    import sys
-
-    from automodel_launch.jobs import view
+def _shown(launcher: str | None, state: str | None, after: float | None) -> tuple[Any, bool]:
+    """The jobs to show with their states now (one scheduler query a launcher), and whether
+    any job is recorded at all; warnings for the records that hold no manifest."""
     from automodel_launch.jobs.registry import open_registry
     from automodel_launch.jobs.status import statuses
     from automodel_launch.secrets import display
@@ -71,19 +83,54 @@ def _list(launcher: str | None, state: str | None, after: float | None, output_f
         problems = registry.problems
     for problem in problems:  # a damaged record: the other jobs are still listed
         typer.echo(f"warning: {display(problem)}", err=True)
-    shown = [s for s in statuses(manifests) if state is None or s.state == state]
+    return [s for s in statuses(manifests) if state is None or s.state == state], bool(manifests)
+
+
+def _list(launcher: str | None, state: str | None, after: float | None, output_format: str) -> None:
+    import sys
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.sweeps import rows
+
+    shown, recorded = _shown(launcher, state, after)
     if output_format == "json":
-        sys.stdout.write(view.jobs_json(shown))
+        sys.stdout.write(view.jobs_json(shown))  # every point of a sweep is a job
         return
     if not shown:
-        typer.echo("no jobs recorded" + (" that match" if manifests else ""))
+        typer.echo("no jobs recorded" + (" that match" if recorded else ""))
         return
     from rich.console import Console
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=400)  # a pipe or file gets whole rows, not 80 columns
-    console.print(view.jobs_table(shown))
+    console.print(view.jobs_table(rows(shown)))
+
+
+def _watch(launcher: str | None, state: str | None, after: float | None, every: float) -> None:
+    """Refresh the table every ``every`` seconds until Ctrl-C, which ends it with exit 0."""
+    import time
+
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.sweeps import rows
+
+    def table() -> Any:
+        shown, recorded = _shown(launcher, state, after)
+        if not shown:
+            return Text("no jobs recorded" + (" that match" if recorded else ""))
+        return view.jobs_table(rows(shown))
+
+    try:
+        with Live(table(), console=Console(), auto_refresh=False) as live:
+            while True:
+                time.sleep(every)
+                live.update(table(), refresh=True)
+    except KeyboardInterrupt:
+        return
 
 
 def _reindex(directory: Path) -> None:
