@@ -124,8 +124,11 @@ def _watch(launcher: str | None, state: str | None, after: float | None, every: 
             return Text("no jobs recorded" + (" that match" if recorded else ""))
         return view.jobs_table(rows(shown))
 
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=400)  # as the table without --watch
     try:
-        with Live(table(), console=Console(), auto_refresh=False) as live:
+        with Live(table(), console=console, auto_refresh=False) as live:
             while True:
                 time.sleep(every)
                 live.update(table(), refresh=True)
