@@ -98,16 +98,50 @@ class Registry:
 
     def jobs(self, launcher: str | None = None, since: float | None = None) -> list[Manifest]:
         """Newest first; a record that holds no manifest is left out (see :attr:`problems`)."""
-        query, params = "SELECT manifest FROM jobs WHERE 1", []
-        if launcher is not None:
-            query += " AND launcher = ?"
-            params.append(launcher)
-        if since is not None:
-            query += " AND submitted_at >= ?"
-            params.append(time.strftime(STAMP, time.gmtime(min(max(since, 0.0), _LAST))))
-        found, problems = self._manifests(query + _NEWEST_FIRST, params)
+        where, params = self._filters(launcher, since)
+        found, problems = self._manifests(
+            f"SELECT manifest FROM jobs WHERE {where}" + _NEWEST_FIRST, params
+        )
         self.problems += problems
         return found
+
+    def newest_rows(
+        self, limit: int, launcher: str | None = None, since: float | None = None
+    ) -> tuple[list[Manifest], int]:
+        """The jobs of the newest ``limit`` rows of ``jobs`` (a sweep is one row: all its
+        points), newest first, in one query; and how many rows there are in all."""
+        where, params = self._filters(launcher, since)
+        fetched = "SELECT manifest, total, newest, last, submitted_at, jobs.rowid AS n FROM shown"
+        query = f"""
+            WITH grouped AS (SELECT coalesce(sweep, id) AS key, max(submitted_at) AS newest,
+                                    max(rowid) AS last FROM jobs WHERE {where} GROUP BY key),
+            shown AS (SELECT key, newest, last, count(*) OVER () AS total FROM grouped
+                      ORDER BY newest DESC, last DESC LIMIT ?)
+            {fetched} JOIN jobs ON jobs.sweep = shown.key WHERE {where}
+            UNION ALL
+            {fetched} JOIN jobs ON jobs.id = shown.key AND jobs.sweep IS NULL WHERE {where}
+            ORDER BY newest DESC, last DESC, submitted_at DESC, n DESC
+        """
+        with self._errors():
+            rows = self._db.execute(query, [*params, limit, *params, *params]).fetchall()
+        found: list[Manifest] = []
+        for text, *_ in rows:
+            read = _read_row(text, self.path)
+            if isinstance(read, Manifest):
+                found.append(read)
+            else:
+                self.problems.append(read)
+        return found, rows[0][1] if rows else 0
+
+    def _filters(self, launcher: str | None, since: float | None) -> tuple[str, list[str]]:
+        where, params = "1", []
+        if launcher is not None:
+            where += " AND launcher = ?"
+            params.append(launcher)
+        if since is not None:
+            where += " AND submitted_at >= ?"
+            params.append(time.strftime(STAMP, time.gmtime(min(max(since, 0.0), _LAST))))
+        return where, params
 
     def find(self, text: str) -> list[Manifest]:
         """Jobs that JOB names: our id (or a unique start of it), a scheduler id, a job

@@ -103,3 +103,37 @@ def test_reindex_carries_the_sweep(tmp_path: Path) -> None:
         (shown,) = registry.sweep_points("abcdef012345")
         assert (shown.id, shown.point, shown.job_dir) == (made.id, 0, str(job_dir))
         assert registry.sweep_ids("9") == ("array", ["abcdef012345"])
+
+
+def test_the_newest_rows_a_sweep_being_one(tmp_path: Path) -> None:
+    def at(minute: int) -> str:
+        return f"2026-01-01T00:{minute:02d}:00Z"
+
+    old_sweep = [point(tmp_path, "abcdef012345", n, f"40_{n}", submitted_at=at(n)) for n in (0, 1)]
+    singles = [manifest(tmp_path, f"/single{n}", str(n + 1), submitted_at=at(n + 2),
+                        launcher="skypilot" if n else "slurm") for n in range(3)]  # fmt: skip
+    new_sweep = [point(tmp_path, "0123456789ab", n, f"41_{n}", submitted_at=at(10)) for n in (0, 1)]
+    with open_registry() as registry:
+        for made in (*old_sweep, *singles, *new_sweep):
+            registry.add(made)
+        assert registry.newest_rows(2) == ([new_sweep[1], new_sweep[0], singles[2]], 5)
+        assert registry.newest_rows(3)[0][3:] == [singles[1]]
+        everything, total = registry.newest_rows(100)
+        assert total == 5
+        assert everything == [
+            new_sweep[1],
+            new_sweep[0],
+            *singles[::-1],
+            old_sweep[1],
+            old_sweep[0],
+        ]
+        assert registry.newest_rows(1, "skypilot") == ([singles[2]], 2)
+        assert registry.newest_rows(9, since=1767225660.0) == (
+            [new_sweep[1], new_sweep[0], singles[2], singles[1], singles[0], old_sweep[1]],
+            5,
+        )  # 00:01 on: one point of the old sweep is in, the other not
+        assert registry.newest_rows(3, "interactive") == ([], 0)
+        registry._db.execute("UPDATE jobs SET manifest = '{}' WHERE id = ?", (singles[2].id,))
+        shown, total = registry.newest_rows(2)
+        assert (shown, total) == ([new_sweep[1], new_sweep[0]], 5)
+        assert registry.problems[0].startswith(f"a record of the job registry {registry.path} ")

@@ -211,3 +211,26 @@ def test_jobs_watch_refreshes_with_one_query_and_ends_cleanly_on_ctrl_c(
 def test_bad_watch_options(fake: FakeSlurm, args: list[str], message: str) -> None:
     done = cli(fake, "jobs", *args)
     assert done.returncode == 2 and message in done.stderr
+
+
+def test_the_table_shows_the_newest_rows_and_says_how_many_are_left_out(
+    fake: FakeSlurm, tmp_path: Path
+) -> None:
+    four_points(fake, tmp_path)
+    record(*(job(tmp_path / "jobs" / f"old{n}", f"c0000000000{n}", str(50 + n), name=f"old{n}",
+                 submitted_at=f"2026-01-0{n + 1}T00:00:00Z") for n in range(3)))  # fmt: skip
+    done = cli(fake, "jobs", "--limit", "2")
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:3]] == [SWEEP, "b00000000000"]
+    assert lines[3:] == ["(3 older rows not shown: --limit 0 shows every one)"]
+    assert len(cli(fake, "jobs").stdout.splitlines()) == 6  # 5 rows: under the default limit
+    assert len(cli(fake, "jobs", "--limit", "0").stdout.splitlines()) == 6
+    assert len(json.loads(cli(fake, "jobs", "--format", "json").stdout)["jobs"]) == 8
+    limited = json.loads(cli(fake, "jobs", "--format", "json", "--limit", "1").stdout)["jobs"]
+    assert {j["sweep"] for j in limited} == {SWEEP} and len(limited) == 4
+    stated = cli(fake, "jobs", "--state", "completed", "--limit", "2").stdout.splitlines()
+    assert [line.split()[0] for line in stated[1:3]] == [SWEEP, "b00000000000"]
+    assert "1 point: 1 COMPLETED" in stated[1]
+    assert len(stated) == 3  # the old jobs are UNKNOWN: no row left out
+    stated = cli(fake, "jobs", "--state", "completed", "--limit", "1").stdout.splitlines()
+    assert stated[2:] == ["(1 older row not shown: --limit 0 shows every one)"]
