@@ -90,7 +90,8 @@ def bench(session: nox.Session) -> None:
     installed as users install it (not editable: an editable install's import hook
     costs every process of the venv, the floor peer's too). Then bench_lsp.py: the
     language server against yaml-language-server (didChange to publishDiagnostics, and
-    the server's memory over 1,000 edits).
+    the server's memory over 1,000 edits). Then bench_jobs.py: ``jobs`` on a registry of
+    10,000 jobs.
     """
     session.install(".", "check-jsonschema")
     session.install("--force-reinstall", "--no-deps", ".")  # this tree, even if unversioned
@@ -113,3 +114,5 @@ def bench(session: nox.Session) -> None:
         "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
     )
     session.run("python", "benchmarks/bench_lsp.py")
+    # jobs on a registry of 10,000 jobs (in a temporary state directory)
+    session.run("python", "benchmarks/bench_jobs.py")

@@ -1,5 +1,5 @@
 """``automodel-launch cancel JOB``: scancel, SkyPilot's cancel, or the local run's process
-group; then the job's state."""
+group; then the job's state. A sweep: every point not finished (one scancel on Slurm)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,22 @@ import typer
 
 
 def command(
-    job: Annotated[str, typer.Argument(help="Job id, scheduler id, job directory or job name.")],
+    job: Annotated[
+        str, typer.Argument(help="Job or sweep: id, scheduler id, job directory or name.")
+    ],
 ) -> None:
-    """Cancel the job and show its state."""
+    """Cancel the job (or every point of a sweep) and show its state."""
     from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import backend
+    from automodel_launch.jobs.status import backend, cancel_all
+    from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 
-    manifest = load_job(job)
+    target = load_job(job)
+    if isinstance(target, Sweep):
+        shown = SweepStatus(target.id, tuple(cancel_all(list(target.points))))
+        typer.echo(f"cancelled sweep {target.id} ({target.launcher} {shown.array_id or '-'})")
+        typer.echo(f"state: {shown.summary}")
+        return
+    manifest = target
     status = backend(manifest.launcher).cancel(manifest)
     if status.state == "CANCELLED":
         typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")

@@ -1,12 +1,19 @@
-"""``automodel-launch jobs``: every recorded job, newest first, with its state now."""
+"""``automodel-launch jobs``: every recorded job, newest first, with its state now; a sweep
+is one row (its points counted by state), ``--watch`` a live table."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Optional
 
 import typer
 
+if TYPE_CHECKING:
+    from automodel_launch.jobs.status import JobStatus
+
+DEFAULT_ROWS = 50
+"""Rows of the table by default: the newest, which is what a glance at ``jobs`` is for; a
+registry of 10,000 jobs is still listed at once (``--limit 0`` lists every one)."""
 LAUNCHER_NAMES = {"slurm": "slurm", "skypilot": "skypilot", "local": "interactive",
                   "interactive": "interactive"}  # fmt: skip
 
@@ -27,6 +34,22 @@ def command(
     output_format: Annotated[
         str, typer.Option("--format", help='text (a table) or json ({"jobs": [JOB, ...]}).')
     ] = "text",
+    limit: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--limit",
+            min=0,
+            help=f"Show the newest N rows (a sweep is one row); 0: every one. Default: "
+            f"{DEFAULT_ROWS} in the table, every job in JSON.",
+        ),
+    ] = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="A live table, refreshed until Ctrl-C.")
+    ] = False,
+    interval: Annotated[
+        float,
+        typer.Option("--interval", min=1.0, max=3600.0, help="Seconds between refreshes."),
+    ] = 5.0,
     reindex: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option(
@@ -54,36 +77,122 @@ def command(
     if reindex is not None:
         _reindex(reindex)
         return
-    _list(LAUNCHER_NAMES.get(launcher or ""), state.upper() if state else None, after,
-          output_format)  # fmt: skip
+    if limit is None:
+        limit = DEFAULT_ROWS if output_format == "text" else 0
+    wanted = Wanted(LAUNCHER_NAMES.get(launcher or ""), state.upper() if state else None, after,
+                    limit)  # fmt: skip
+    if watch:
+        if output_format != "text":
+            raise typer.BadParameter("--watch shows a table: use text", param_hint="--format")
+        _watch(wanted, interval)
+        return
+    _list(wanted, output_format)
 
 
-def _list(launcher: str | None, state: str | None, after: float | None, output_format: str) -> None:
-    import sys
+class Wanted(NamedTuple):
+    launcher: str | None
+    state: str | None
+    after: float | None
+    limit: int
+    """Rows (a sweep is one); 0: every one."""
 
-    from automodel_launch.jobs import view
+
+class Shown(NamedTuple):
+    jobs: list[JobStatus]
+    rows: int
+    """Rows there are (a sweep is one): more than shown when the limit left some out."""
+    recorded: bool
+
+
+def _shown(wanted: Wanted) -> Shown:
+    """The jobs to show with their states now (one scheduler query a launcher); warnings
+    for the records that hold no manifest. Without ``--state``, one query of the registry
+    gives only the jobs of the rows shown; with it, every job is asked about first."""
     from automodel_launch.jobs.registry import open_registry
     from automodel_launch.jobs.status import statuses
+    from automodel_launch.jobs.sweeps import rows
     from automodel_launch.secrets import display
 
+    launcher, state, after, limit = wanted
     with open_registry() as registry:
-        manifests = registry.jobs(launcher, after)
+        if limit and state is None:
+            manifests, total = registry.newest_rows(limit, launcher, after)
+        else:
+            manifests = registry.jobs(launcher, after)
+            total = -1
         problems = registry.problems
     for problem in problems:  # a damaged record: the other jobs are still listed
         typer.echo(f"warning: {display(problem)}", err=True)
-    shown = [s for s in statuses(manifests) if state is None or s.state == state]
+    found = [s for s in statuses(manifests) if state is None or s.state == state]
+    if total < 0:
+        grouped = rows(found)
+        total = len(grouped)
+        if limit:
+            keep = {id(s) for row in grouped[:limit] for s in _points(row)}
+            found = [s for s in found if id(s) in keep]
+    return Shown(found, total, bool(manifests))
+
+
+def _points(row: Any) -> tuple[JobStatus, ...]:
+    from automodel_launch.jobs.sweeps import SweepStatus
+
+    return tuple(row.points) if isinstance(row, SweepStatus) else (row,)
+
+
+def _list(wanted: Wanted, output_format: str) -> None:
+    import sys
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.sweeps import rows
+
+    shown = _shown(wanted)
     if output_format == "json":
-        sys.stdout.write(view.jobs_json(shown))
+        sys.stdout.write(view.jobs_json(shown.jobs))  # every point of a sweep is a job
         return
-    if not shown:
-        typer.echo("no jobs recorded" + (" that match" if manifests else ""))
+    if not shown.jobs:
+        typer.echo("no jobs recorded" + (" that match" if shown.recorded else ""))
         return
     from rich.console import Console
 
     console = Console()
     if not console.is_terminal:
         console = Console(width=400)  # a pipe or file gets whole rows, not 80 columns
-    console.print(view.jobs_table(shown))
+    table = rows(shown.jobs)
+    console.print(view.jobs_table(table))
+    left = shown.rows - len(table)
+    if left > 0:
+        typer.echo(
+            f"({left} older row{'s' if left > 1 else ''} not shown: --limit 0 shows every one)"
+        )
+
+
+def _watch(wanted: Wanted, every: float) -> None:
+    """Refresh the table every ``every`` seconds until Ctrl-C, which ends it with exit 0."""
+    import time
+
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.sweeps import rows
+
+    def table() -> Any:
+        shown = _shown(wanted)
+        if not shown.jobs:
+            return Text("no jobs recorded" + (" that match" if shown.recorded else ""))
+        return view.jobs_table(rows(shown.jobs))
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=400)  # as the table without --watch
+    try:
+        with Live(table(), console=console, auto_refresh=False) as live:
+            while True:
+                time.sleep(every)
+                live.update(table(), refresh=True)
+    except KeyboardInterrupt:
+        return
 
 
 def _reindex(directory: Path) -> None:

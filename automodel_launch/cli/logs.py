@@ -1,5 +1,5 @@
 """``automodel-launch logs JOB``: the job's output; ``--follow`` until it ends, then exit
-with the job's exit code."""
+with the job's exit code. A sweep: one point's, ``--point I``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import typer
 
 
 def command(
-    job: Annotated[str, typer.Argument(help="Job id, scheduler id, job directory or job name.")],
+    job: Annotated[
+        str, typer.Argument(help="Job or sweep: id, scheduler id, job directory or name.")
+    ],
     follow: Annotated[
         bool,
         typer.Option("--follow", "-f", help="Stream until the job ends; exit with its exit code."),
@@ -18,11 +20,27 @@ def command(
         Optional[int],  # noqa: UP045
         typer.Option("--rank", min=0, help="Only the lines of this rank."),
     ] = None,
+    point: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--point", min=0, help="Of a sweep: this point's output."),
+    ] = None,
 ) -> None:
-    """Print the job's output."""
+    """Print the job's output (of a sweep: one point's, --point I)."""
     from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import backend
+    from automodel_launch.jobs.status import JobError, backend
+    from automodel_launch.jobs.sweeps import Sweep
 
-    manifest = load_job(job)
+    target = load_job(job)
+    if isinstance(target, Sweep):
+        if point is None:
+            raise JobError(
+                f"'{job}' is sweep {target.id} of {len(target.points)} points: give one with "
+                f"--point I (its points are {target.indexes})"
+            )
+        manifest = target.point(point)
+    elif point is not None:
+        raise JobError(f"'{job}' is job {target.id}, not a sweep: --point is for a sweep")
+    else:
+        manifest = target
     code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
     raise typer.Exit(code)  # the job's own exit code (README: logs --follow)

@@ -1,4 +1,5 @@
-"""``automodel-launch status JOB``: state, reason, nodes, elapsed, exit code, log path."""
+"""``automodel-launch status JOB``: state, reason, nodes, elapsed, exit code, log path; of a
+sweep, a table of its points and their values."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import typer
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.sweeps import Sweep
 
 WATCH_SECONDS = 2.0
 
 
 def command(
-    job: Annotated[str, typer.Argument(help="Job id, scheduler id, job directory or job name.")],
+    job: Annotated[
+        str, typer.Argument(help="Job or sweep: id, scheduler id, job directory or name.")
+    ],
     watch: Annotated[
         bool, typer.Option("--watch", help="Keep showing the status until the job ends.")
     ] = False,
@@ -22,17 +26,22 @@ def command(
         typer.Option("--format", help="text or json (one JOB object; with --watch, one a line)."),
     ] = "text",
 ) -> None:
-    """Show one job's status; pending reasons are explained, with the field to fix."""
+    """Show one job's status (or a sweep's points); pending reasons are explained."""
     import json
     import sys
     import time
 
     from automodel_launch.jobs import view
     from automodel_launch.jobs.status import statuses
+    from automodel_launch.jobs.sweeps import Sweep
 
     if output_format not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
-    manifest = load_job(job)
+    target = load_job(job)
+    if isinstance(target, Sweep):
+        _sweep(target, watch, output_format)
+        return
+    manifest = target
     status = statuses([manifest])[0]
     if not watch:
         if output_format == "json":
@@ -63,9 +72,61 @@ def command(
             live.update(Text("\n".join(view.status_lines(status))))
 
 
-def load_job(text: str) -> Manifest:
-    """The job JOB names; a JobError, ManifestError or RegistryError (exit 1) when none or
-    several, its manifest cannot be read, or the registry fails."""
-    from automodel_launch.jobs.lookup import find_job
+def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
+    """The sweep's points, one scheduler query for all of them (each refresh, watching)."""
+    import json
+    import sys
+    import time
 
-    return find_job(text)
+    from rich.console import Console, Group
+    from rich.text import Text
+
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.status import statuses
+    from automodel_launch.jobs.sweeps import SweepStatus
+
+    def now() -> SweepStatus:
+        return SweepStatus(sweep.id, tuple(statuses(list(sweep.points))))
+
+    def finished(shown: SweepStatus) -> bool:
+        return all(s.finished for s in shown.points)
+
+    shown = now()
+    if output_format == "json":
+        if not watch:
+            sys.stdout.write(view.sweep_json(shown))
+            return
+        last = None
+        while True:
+            if shown.counts != last:
+                typer.echo(json.dumps(shown.to_json()))
+                last = shown.counts
+            if finished(shown):
+                return
+            time.sleep(WATCH_SECONDS)
+            shown = now()
+
+    def rendered(shown: SweepStatus) -> Group:
+        return Group(Text("\n".join(view.sweep_lines(shown))), Text(""), view.sweep_table(shown))
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=400)
+    if not watch:
+        console.print(rendered(shown))
+        return
+    from rich.live import Live
+
+    with Live(rendered(shown), console=console) as live:
+        while not finished(shown):
+            time.sleep(WATCH_SECONDS)
+            shown = now()
+            live.update(rendered(shown))
+
+
+def load_job(text: str) -> Manifest | Sweep:
+    """The job or sweep JOB names; a JobError, ManifestError or RegistryError (exit 1) when
+    none or several, its manifest cannot be read, or the registry fails."""
+    from automodel_launch.jobs.lookup import find_job_or_sweep
+
+    return find_job_or_sweep(text)

@@ -1,7 +1,9 @@
 """JOB on the command line: a registry id (or its unique start), a scheduler id, a job
-directory or a job name. A job directory with a manifest is read directly, so a job is
-found even when the registry cannot be used. Messages quote JOB as given: the command
-cleans them for display (a token or control character in JOB never reaches the terminal)."""
+directory or a job name; where a command takes a sweep, also a sweep's id (or its unique
+start), its job array's Slurm id or its name. A job directory with a manifest is read
+directly, so a job is found even when the registry cannot be used. Messages quote JOB as
+given: the command cleans them for display (a token or control character in JOB never
+reaches the terminal)."""
 
 from __future__ import annotations
 
@@ -11,29 +13,76 @@ import time
 from pathlib import Path
 
 from automodel_launch.jobs.manifest import MANIFEST, Manifest, read_manifest
-from automodel_launch.jobs.registry import open_registry
+from automodel_launch.jobs.registry import Registry, open_registry
 from automodel_launch.jobs.status import JobError
+from automodel_launch.jobs.sweeps import Sweep
 
 _SPAN = re.compile(r"^([0-9]+)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 def find_job(text: str) -> Manifest:
+    """The one job JOB names; a sweep is a :class:`JobError` that says how to name a point."""
+    found = find_job_or_sweep(text)
+    if isinstance(found, Sweep):
+        raise JobError(
+            f"'{text}' is sweep {found.id} of {len(found.points)} points; give one point's id "
+            "(`automodel-launch status SWEEP` lists them)"
+        )
+    return found
+
+
+def find_job_or_sweep(text: str) -> Manifest | Sweep:
+    """What JOB names, a job or a sweep: a job's id, scheduler id or directory first, then a
+    sweep's id or job array, then a name (the newest job or sweep of that name), then a
+    unique start of a job's or a sweep's id."""
     directory = _expanded(text)
     if directory.is_dir() and os.path.lexists(directory / MANIFEST):
-        return read_manifest(directory.absolute())  # what it is, or why it cannot be read
+        return read_manifest(directory.absolute())
     with open_registry() as registry:
         found = registry.find(text)
+        where = str(directory.absolute())
+        if any(text in (m.id, m.scheduler_id) or m.job_dir == where for m in found):
+            return _one_job(text, found)
+        kind, sweeps = registry.sweep_ids(text)
+        if kind in ("id", "array") and len(sweeps) == 1:
+            return _sweep(registry, sweeps[0])
+        if found and found[0].name == text:  # a name: the newest job or sweep of that name
+            newest = found[0].sweep
+            return _sweep(registry, newest) if newest else _one_job(text, found)
+        singles = [m for m in found if m.sweep is None or m.sweep not in sweeps]
+        if len(sweeps) == 1 and not singles:
+            return _sweep(registry, sweeps[0])
+        if sweeps:
+            choices = [f"sweep {s}" for s in sweeps[:5]] + [_choice(m) for m in singles[:5]]
+            raise JobError(f"'{text}' names {len(sweeps) + len(singles)} jobs or sweeps: "
+                           f"{', '.join(choices)}; give the id")  # fmt: skip
     if not found:
         raise JobError(
-            f"no job is '{text}' (an id, scheduler id, job directory or job name); "
+            f"no job or sweep is '{text}' (an id, scheduler id, job directory or name); "
             "`automodel-launch jobs` lists them"
         )
+    return _one_job(text, found)
+
+
+def _sweep(registry: Registry, sweep: str) -> Sweep:
+    points = registry.sweep_points(sweep)
+    if not points:
+        raise JobError(f"the records of sweep {sweep} cannot be read; `automodel-launch jobs` "
+                       "says why")  # fmt: skip
+    return Sweep(sweep, tuple(points))
+
+
+def _one_job(text: str, found: list[Manifest]) -> Manifest:
     same_name = all(m.name == found[0].name for m in found) and found[0].name == text
     if len(found) > 1 and not same_name:
-        choices = ", ".join(f"{m.id} ({m.launcher} {m.scheduler_id})" for m in found[:5])
+        choices = ", ".join(_choice(m) for m in found[:5])
         raise JobError(f"'{text}' names {len(found)} jobs: {choices}; give the id")
     return found[0]  # a name: its newest job
+
+
+def _choice(m: Manifest) -> str:
+    return f"{m.id} ({m.launcher} {m.scheduler_id})"
 
 
 def since_epoch(text: str) -> float:

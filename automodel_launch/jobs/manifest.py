@@ -12,6 +12,9 @@ with a bound on every field: what does not fit is not a manifest (a clear error 
 the file and the field). The bounds are such that the largest manifest the writer can
 produce fits :data:`MAX_BYTES`, the reader's limit, even with every character escaped:
 the command line is shortened when written (:func:`capped_command_line`), never refused.
+A point of a sweep also holds its swept keys and values (:data:`MAX_VALUES` of them, each
+key at most :data:`MAX_VALUE_KEY_CHARS` characters, each value a detail): at most about
+90 KB more, escaped, so the worst manifest stays under half of :data:`MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -53,6 +56,11 @@ MAX_PATH_CHARS = 4096
 MAX_ARTIFACTS = 64
 MAX_DETAILS = 32
 MAX_DETAIL_CHARS = 256
+MAX_VALUES = 32
+"""Swept keys of one sweep point."""
+MAX_VALUE_KEY_CHARS = 200
+MAX_POINTS = 100_000
+"""Points of one sweep (Slurm's largest MaxArraySize is 4,000,001; none sweeps that far)."""
 STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _STAMP = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"
 
@@ -91,6 +99,8 @@ Short = Annotated[str, Field(max_length=255)]
 Argument = Annotated[str, Field(max_length=MAX_ARG_CHARS)]
 DetailKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 DetailValue = Annotated[Any, AfterValidator(lambda value: _detail(value))]
+ValueKey = Annotated[str, Field(pattern=rf"^[^\x00-\x1f\x7f]{{1,{MAX_VALUE_KEY_CHARS}}}$")]
+"""A swept key as ``--sweep`` names it (``optimizer.lr``, ``slurm.nodes``)."""
 
 
 class ManifestError(LaunchError):
@@ -121,7 +131,16 @@ class Manifest(BaseModel):
     details: Annotated[dict[DetailKey, DetailValue], Field(max_length=MAX_DETAILS)] = Field(
         default_factory=dict
     )
-    """Per launcher: Slurm time limit and nodes, SkyPilot managed or not, a local pid."""
+    """Per launcher: Slurm time limit, nodes, GPUs per node and partition, SkyPilot managed
+    or not, a local pid."""
+    sweep: Id | None = None
+    """The sweep this job is a point of (ids as :attr:`id`); None for a single job."""
+    point: Annotated[int, Field(ge=0, lt=MAX_POINTS)] | None = None
+    """The point's index in its sweep: set exactly when :attr:`sweep` is."""
+    values: Annotated[dict[ValueKey, DetailValue], Field(max_length=MAX_VALUES)] = Field(
+        default_factory=dict
+    )
+    """The swept keys and this point's values (``{"optimizer.lr": 2e-05}``)."""
     format: Literal[1] = 1
 
     @field_validator("submitted_at")
@@ -140,6 +159,10 @@ class Manifest(BaseModel):
         pid = self.details.get("pid")
         if pid is not None and (type(pid) is not int or pid < 2 or str(pid) != self.scheduler_id):
             raise ValueError("details.pid is not the run's process group (its scheduler_id)")
+        if (self.sweep is None) != (self.point is None):
+            raise ValueError("point and sweep go together: a sweep's point has both, a job neither")
+        if self.values and self.sweep is None:
+            raise ValueError("values are a sweep point's: a job outside a sweep has none")
         return self
 
     def to_json(self) -> str:
@@ -167,7 +190,12 @@ def new_manifest(
     environ: Mapping[str, str],
     cluster: str | None = None,
     details: Mapping[str, Any] | None = None,
+    sweep: str | None = None,
+    point: int | None = None,
+    values: Mapping[str, Any] | None = None,
 ) -> Manifest:
+    """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``
+    (a text value holding a secret variable's value or a token shape is written redacted)."""
     hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
     values = {
         "id": os.urandom(6).hex(),
@@ -181,6 +209,12 @@ def new_manifest(
         "artifacts": tuple(artifacts),
         "cluster": cluster,
         "details": dict(details or {}),
+        "sweep": sweep,
+        "point": point,
+        "values": {
+            hide(key): hide(value) if isinstance(value, str) else value
+            for key, value in (values or {}).items()
+        },
     }
     return _validated(values, "the job's manifest")
 

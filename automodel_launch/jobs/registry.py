@@ -38,12 +38,16 @@ CREATE TABLE IF NOT EXISTS jobs (
     scheduler_id TEXT,
     job_dir TEXT NOT NULL,
     submitted_at TEXT NOT NULL,
-    manifest TEXT NOT NULL
+    manifest TEXT NOT NULL,
+    sweep TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_submitted ON jobs (submitted_at);
 CREATE INDEX IF NOT EXISTS jobs_scheduler ON jobs (scheduler_id);
 CREATE INDEX IF NOT EXISTS jobs_name ON jobs (name);
 """
+_SWEEP_INDEX = "CREATE INDEX IF NOT EXISTS jobs_sweep ON jobs (sweep)"
+"""After :func:`_migrated`: a registry made before sweeps has no ``sweep`` column yet."""
+_COLUMNS = "id, name, launcher, scheduler_id, job_dir, submitted_at, manifest, sweep"
 _NEWEST_FIRST = " ORDER BY submitted_at DESC, rowid DESC"
 _LAST = 253402300799.0
 """9999-12-31T23:59:59Z: the last time the registry's ISO stamps can write."""
@@ -79,7 +83,7 @@ class Registry:
     def add(self, manifest: Manifest) -> None:
         with self._errors(), self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO jobs ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     manifest.id,
                     manifest.name,
@@ -88,21 +92,56 @@ class Registry:
                     manifest.job_dir,
                     manifest.submitted_at,
                     manifest.model_dump_json(),
+                    manifest.sweep,
                 ),
             )
 
     def jobs(self, launcher: str | None = None, since: float | None = None) -> list[Manifest]:
         """Newest first; a record that holds no manifest is left out (see :attr:`problems`)."""
-        query, params = "SELECT manifest FROM jobs WHERE 1", []
-        if launcher is not None:
-            query += " AND launcher = ?"
-            params.append(launcher)
-        if since is not None:
-            query += " AND submitted_at >= ?"
-            params.append(time.strftime(STAMP, time.gmtime(min(max(since, 0.0), _LAST))))
-        found, problems = self._manifests(query + _NEWEST_FIRST, params)
+        where, params = self._filters(launcher, since)
+        found, problems = self._manifests(
+            f"SELECT manifest FROM jobs WHERE {where}" + _NEWEST_FIRST, params
+        )
         self.problems += problems
         return found
+
+    def newest_rows(
+        self, limit: int, launcher: str | None = None, since: float | None = None
+    ) -> tuple[list[Manifest], int]:
+        """The jobs of the newest ``limit`` rows of ``jobs`` (a sweep is one row: all its
+        points), newest first, in one query; and how many rows there are in all."""
+        where, params = self._filters(launcher, since)
+        fetched = "SELECT manifest, total, newest, last, submitted_at, jobs.rowid AS n FROM shown"
+        query = f"""
+            WITH grouped AS (SELECT coalesce(sweep, id) AS key, max(submitted_at) AS newest,
+                                    max(rowid) AS last FROM jobs WHERE {where} GROUP BY key),
+            shown AS (SELECT key, newest, last, count(*) OVER () AS total FROM grouped
+                      ORDER BY newest DESC, last DESC LIMIT ?)
+            {fetched} JOIN jobs ON jobs.sweep = shown.key WHERE {where}
+            UNION ALL
+            {fetched} JOIN jobs ON jobs.id = shown.key AND jobs.sweep IS NULL WHERE {where}
+            ORDER BY newest DESC, last DESC, submitted_at DESC, n DESC
+        """
+        with self._errors():
+            rows = self._db.execute(query, [*params, limit, *params, *params]).fetchall()
+        found: list[Manifest] = []
+        for text, *_ in rows:
+            read = _read_row(text, self.path)
+            if isinstance(read, Manifest):
+                found.append(read)
+            else:
+                self.problems.append(read)
+        return found, rows[0][1] if rows else 0
+
+    def _filters(self, launcher: str | None, since: float | None) -> tuple[str, list[str]]:
+        where, params = "1", []
+        if launcher is not None:
+            where += " AND launcher = ?"
+            params.append(launcher)
+        if since is not None:
+            where += " AND submitted_at >= ?"
+            params.append(time.strftime(STAMP, time.gmtime(min(max(since, 0.0), _LAST))))
+        return where, params
 
     def find(self, text: str) -> list[Manifest]:
         """Jobs that JOB names: our id (or a unique start of it), a scheduler id, a job
@@ -127,6 +166,35 @@ class Registry:
             if problems:
                 raise BadRecord(problems[0])
         return []
+
+    def sweep_points(self, sweep: str) -> list[Manifest]:
+        """The points of the sweep whose id is ``sweep``, in point order (none: no such
+        sweep); records that hold no manifest are left out (see :attr:`problems`)."""
+        found, problems = self._manifests("SELECT manifest FROM jobs WHERE sweep = ?", [sweep])
+        self.problems += problems
+        return sorted(found, key=lambda m: (m.point or 0, m.submitted_at))
+
+    def sweep_ids(self, text: str) -> tuple[str, list[str]]:
+        """Sweeps SWEEP names, and how: ``id`` (its id), ``array`` (the Slurm id of its job
+        array: ``1234`` for the tasks ``1234_0``...), ``name`` (the newest sweep of that name
+        first), ``prefix`` (a start of its id); the first kind that matches wins. Nothing
+        names no sweep: ``("", [])``."""
+        if not text:
+            return "", []
+        for kind, query, params in (
+            ("id", "SELECT sweep FROM jobs WHERE sweep = ?", [text]),
+            # "1234_" <= id < "1234`" ("`" follows "_"): the ids that start with "1234_"
+            ("array", "SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND scheduler_id >= ? "
+             "AND scheduler_id < ?", [text + "_", text + "`"]),
+            ("name", "SELECT sweep FROM jobs WHERE sweep IS NOT NULL AND name = ?", [text]),
+            ("prefix", "SELECT sweep FROM jobs WHERE substr(sweep, 1, length(?)) = ?",
+             [text, text]),
+        ):  # fmt: skip
+            with self._errors():
+                rows = self._db.execute(query + _NEWEST_FIRST, params).fetchall()
+            if rows:
+                return kind, list(dict.fromkeys(sweep for (sweep,) in rows))
+        return "", []
 
     def reindex(self, directory: Path) -> tuple[int, list[str]]:
         """Rebuild the rows of the job directories under ``directory`` from their
@@ -200,9 +268,20 @@ def open_registry(path: Path | None = None) -> Iterator[Registry]:
         with registry._errors():
             connection.execute("PRAGMA journal_mode=WAL")
             connection.executescript(_SCHEMA)
+            _migrated(connection)
         yield registry
     finally:
         registry.close()
+
+
+def _migrated(connection: sqlite3.Connection) -> None:
+    """A registry made before sweeps gets its ``sweep`` column (null: its jobs are single
+    ones, as their manifests say) and the column's index, in place."""
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(jobs)")}
+    if "sweep" not in columns:
+        with connection:
+            connection.execute("ALTER TABLE jobs ADD COLUMN sweep TEXT")
+    connection.execute(_SWEEP_INDEX)
 
 
 def set_aside(path: Path) -> Path:

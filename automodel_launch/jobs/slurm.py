@@ -22,6 +22,7 @@ from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.slurm_output import (
     SACCT_FIELDS,
+    SacctRecord,
     SqueueJob,
     Unreadable,
     decode_json,
@@ -65,24 +66,37 @@ def timeout(default: float = TIMEOUT) -> float:
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
+    """Each job's status: one ``squeue`` for all of them, then one ``sacct`` for all those
+    the controller no longer lists (a sweep of 1,000 points is two calls at most)."""
     try:
         live = ask_squeue()
         problem = None
     except SlurmUnavailable as exc:
         live, problem = {}, str(exc)
-    return [_status(manifest, live, problem) for manifest in manifests]
-
-
-def _status(manifest: Manifest, live: dict[str, Any], problem: str | None) -> JobStatus:
+    found: dict[str, JobStatus] = {}
+    forgotten: dict[str, list[Manifest]] = {}
+    for manifest in manifests:
+        try:
+            job_id = checked_id(manifest)
+            raw = live.get(job_id)
+            if raw is not None:
+                found[manifest.id] = from_squeue(manifest, read_job(raw))
+            elif problem is None:
+                forgotten.setdefault(job_id, []).append(manifest)
+        except (SlurmUnavailable, Unreadable) as exc:
+            found[manifest.id] = from_job_dir(manifest, str(exc))
     try:
-        job_id = checked_id(manifest)
-        raw = live.get(job_id)
-        if raw is not None:
-            return from_squeue(manifest, read_job(raw))
-        status = from_sacct(manifest) if problem is None else None
-    except (SlurmUnavailable, Unreadable) as exc:
-        return from_job_dir(manifest, str(exc))
-    return status or from_job_dir(manifest, problem)
+        records = ask_sacct(list(forgotten))
+    except SlurmUnavailable as exc:
+        records, problem = {}, str(exc)
+    for job_id, group in forgotten.items():
+        record = records.get(job_id)
+        for manifest in group:
+            if isinstance(record, SacctRecord):
+                found[manifest.id] = from_sacct(manifest, record)
+            else:
+                found[manifest.id] = from_job_dir(manifest, record or problem)
+    return [found.get(m.id) or from_job_dir(m, problem) for m in manifests]
 
 
 def ask_squeue() -> dict[str, Any]:
@@ -127,16 +141,29 @@ def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
     )
 
 
-def from_sacct(manifest: Manifest) -> JobStatus | None:
-    """Accounting's record of a job the controller forgot; None without accounting."""
-    if find("sacct") is None:
-        return None
-    job_id = checked_id(manifest)
-    answer = _run("sacct", "-n", "-P", "-X", f"--jobs={job_id}", "-o", SACCT_FIELDS)
-    lines = answer.stdout.strip().splitlines()
-    if answer.returncode != 0 or not lines:
-        return None  # "Slurm accounting storage is disabled"
-    record = read_sacct(lines[0])
+def ask_sacct(job_ids: list[str]) -> dict[str, SacctRecord | str]:
+    """Accounting's records of the jobs the controller forgot, by job id, in one call (a
+    line this version cannot read: why, for that job only); none without accounting
+    (``sacct`` missing, or "accounting storage is disabled")."""
+    if not job_ids or find("sacct") is None:
+        return {}
+    jobs = ",".join(job_ids)  # each checked by checked_id: digits, "_" and "+" only
+    answer = _run("sacct", "-n", "-P", "-X", f"--jobs={jobs}", "-o", "JobID," + SACCT_FIELDS)
+    if answer.returncode != 0:
+        return {}
+    records: dict[str, SacctRecord | str] = {}
+    for line in answer.stdout.strip().splitlines():
+        job_id, _, rest = line.partition("|")
+        if job_id in job_ids and job_id not in records:  # the first line of a job is its own
+            try:
+                records[job_id] = read_sacct(rest)
+            except Unreadable as exc:
+                records[job_id] = str(exc)
+    return records
+
+
+def from_sacct(manifest: Manifest, record: SacctRecord) -> JobStatus:
+    """Accounting's record of a job the controller forgot."""
     return JobStatus(
         manifest,
         state_of(SLURM, record.state),
@@ -209,21 +236,30 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
 
 def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
     checked_id(manifest, "nothing to cancel")
-    before = status_of(manifest)
-    if before.finished:
+    return cancel_many([manifest], wait=wait)[0]
+
+
+def cancel_many(manifests: list[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
+    """Cancel the jobs not finished yet in one ``scancel`` (a sweep's points at once), then
+    wait up to ``wait`` seconds for them to end, one status query a round."""
+    before = statuses(manifests)
+    running = [s.manifest for s in before if not s.finished and s.manifest.scheduler_id]
+    if not running:
         return before
+    ids = list(dict.fromkeys(checked_id(m, "nothing to cancel") for m in running))
     if find("scancel") is None:
         raise SlurmUnavailable("scancel is not on PATH")
-    answer = _run("scancel", "--", checked_id(manifest))
+    answer = _run("scancel", "--", *ids)
     if answer.returncode != 0:
         raise SlurmUnavailable(f"scancel refused: {display(answer.said)}")
-    mark_cancelled(manifest)
+    for manifest in running:
+        mark_cancelled(manifest)
     deadline = time.monotonic() + wait
-    status = status_of(manifest)
-    while not status.finished and time.monotonic() < deadline:
+    now = statuses(manifests)
+    while not all(s.finished for s in now) and time.monotonic() < deadline:
         time.sleep(0.3)
-        status = status_of(manifest)
-    return status
+        now = statuses(manifests)
+    return now
 
 
 def _run(*command: str) -> Answer:

@@ -175,7 +175,51 @@ def squeue_jobs(document: Any, command: str = "squeue --json") -> dict[str, Any]
         job_id = job.get("job_id") if isinstance(job, dict) else None
         if type(job_id) is int and 0 < job_id <= 2**32:
             found[str(job_id)] = job
+            tasks = array_tasks(job)
+            started = len(tasks) == 1 and number_of(job.get("array_task_id")) is not None
+            for task in tasks:  # a started task's own record wins over a pending range
+                found[task] = job if started else found.get(task, job)
     return found
+
+
+MAX_TASKS = 100_000
+"""Tasks of one array record read (a sweep has at most as many points)."""
+_RANGE = re.compile(r"([0-9]{1,7})(?:-([0-9]{1,7})(?::([0-9]{1,7}))?)?")
+
+
+def array_tasks(job: dict[str, Any]) -> list[str]:
+    """The ``ARRAY_TASK`` ids a record of a job array stands for: one started task
+    (``array_task_id``), or the pending ones (``array_task_string``: ``0-3%2``, ``1,4-6``,
+    ``0-9:2``). None for a job outside an array or fields this version cannot read."""
+    array = number_of(job.get("array_job_id"))
+    if array is None or array <= 0:
+        return []
+    task = number_of(job.get("array_task_id"))
+    if task is not None and task >= 0:
+        return [f"{array}_{task}"]
+    text = job.get("array_task_string")
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        return []
+    tasks: list[str] = []
+    for part in text.split("%")[0].split(","):
+        matched = _RANGE.fullmatch(part)
+        if matched is None:
+            return []
+        first = int(matched.group(1))
+        last = int(matched.group(2) or first)
+        step = max(1, int(matched.group(3) or 1))
+        for index in range(first, min(last, first + MAX_TASKS) + 1, step):
+            tasks.append(f"{array}_{index}")
+            if len(tasks) >= MAX_TASKS:
+                return tasks
+    return tasks
+
+
+def number_of(value: Any) -> int | None:
+    """An integer field of 22.05 (a number) or 23.02+ (``{"set": true, "number": N}``)."""
+    if isinstance(value, dict) and value.get("set") is True and value.get("infinite") is not True:
+        value = value.get("number")
+    return value if type(value) is int else None
 
 
 def read_job(raw: Any, command: str = "squeue --json") -> SqueueJob:

@@ -65,6 +65,12 @@ class JobStatus:
         end = self.ended_at if self.ended_at is not None else time.time()
         return max(0.0, end - self.started_at)
 
+    @property
+    def gpu_hours(self) -> float | None:
+        """Elapsed hours x nodes x GPUs per node (the manifest's ``details``): None when
+        any of them is unknown, never a guess."""
+        return gpu_hours(self.elapsed, self.manifest.details)
+
     def to_json(self) -> dict[str, Any]:
         """The JOB object of docs/json-output.md."""
         m = self.manifest
@@ -90,7 +96,20 @@ class JobStatus:
             "submitted_at": m.submitted_at,
             "config_path": m.config_path,
             "note": self.note,
+            "sweep": m.sweep,
+            "point": m.point,
+            "values": dict(m.values),
+            "gpu_hours": None if self.gpu_hours is None else round(self.gpu_hours, 3),
         }
+
+
+def gpu_hours(elapsed: float | None, details: dict[str, Any]) -> float | None:
+    nodes, gpus = details.get("nodes"), details.get("gpus_per_node")
+    if elapsed is None or type(nodes) is not int or type(gpus) is not int:
+        return None
+    if nodes < 1 or gpus < 0:
+        return None
+    return elapsed / 3600 * nodes * gpus
 
 
 def backend(launcher: str) -> Any:
@@ -117,6 +136,21 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
             continue
         for status in backend(launcher).statuses(group):
             found[status.manifest.id] = _with_job_dir_notes(status)
+    return [found[m.id] for m in manifests]
+
+
+def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:
+    """Cancel every job of ``manifests`` not finished yet: each launcher's backend gets its
+    jobs at once when it can cancel many (Slurm: one ``scancel``), else one by one."""
+    by_launcher: dict[str, list[Manifest]] = {}
+    for manifest in manifests:
+        by_launcher.setdefault(manifest.launcher, []).append(manifest)
+    found: dict[str, JobStatus] = {}
+    for launcher, group in by_launcher.items():
+        module = backend(launcher)
+        many = getattr(module, "cancel_many", None)
+        done = many(group) if many is not None else [module.cancel(m) for m in group]
+        found.update((status.manifest.id, status) for status in done)
     return [found[m.id] for m in manifests]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from automodel_launch.jobs.status import JobStatus
+from automodel_launch.jobs.sweeps import SweepStatus
 from automodel_launch.secrets import display
 
 STATE_STYLE = {
@@ -45,24 +46,45 @@ def status_json(status: JobStatus) -> str:
     return json.dumps(status.to_json(), indent=2) + "\n"
 
 
-def jobs_table(statuses: Sequence[JobStatus]) -> Any:
+JOB_COLUMNS = ("ID", "NAME", "LAUNCHER", "SCHEDULER ID", "STATE", "SUBMITTED", "ELAPSED",
+               "JOB DIRECTORY")  # fmt: skip
+
+
+def jobs_table(rows: Sequence[JobStatus | SweepStatus]) -> Any:
+    """``jobs``: a row a single job, one row a sweep (its points counted by state)."""
+    table = _table(JOB_COLUMNS)
+    for row in rows:
+        table.add_row(*(_job_cells(row) if isinstance(row, JobStatus) else _sweep_cells(row)))
+    return table
+
+
+def _table(columns: Sequence[str]) -> Any:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("ID", "NAME", "LAUNCHER", "SCHEDULER ID", "STATE", "SUBMITTED", "ELAPSED",
-                   "JOB DIRECTORY"):  # fmt: skip
+    for column in columns:
         table.add_column(column, overflow="fold")
-    for s in statuses:
-        m = s.manifest
-        state = f"[{STATE_STYLE[s.state]}]{s.state}[/]"
-        explained = s.explained
-        if explained is not None and explained.never_starts:
-            state += " [red](never starts)[/]"
-        table.add_row(
-            m.id, _cell(m.name), m.launcher, _cell(m.scheduler_id or "-"), state,
-            submitted(m.submitted_at), duration(s.elapsed), _cell(m.job_dir),
-        )  # fmt: skip
     return table
+
+
+def _job_cells(s: JobStatus) -> tuple[str, ...]:
+    m = s.manifest
+    state = f"[{STATE_STYLE[s.state]}]{s.state}[/]"
+    explained = s.explained
+    if explained is not None and explained.never_starts:
+        state += " [red](never starts)[/]"
+    return (
+        m.id, _cell(m.name), m.launcher, _cell(m.scheduler_id or "-"), state,
+        submitted(m.submitted_at), duration(s.elapsed), _cell(m.job_dir),
+    )  # fmt: skip
+
+
+def _sweep_cells(sweep: SweepStatus) -> tuple[str, ...]:
+    first = sweep.first
+    return (
+        sweep.id, _cell(first.name), first.launcher, _cell(sweep.array_id or "-"),
+        _cell(sweep.summary), submitted(sweep.submitted_at), "-", _cell(sweep.job_dir),
+    )  # fmt: skip
 
 
 def status_lines(s: JobStatus) -> list[str]:
@@ -107,3 +129,40 @@ def _cell(text: str) -> str:
     from rich.markup import escape
 
     return escape(display(text))
+
+
+def gpu_hours(hours: float | None) -> str:
+    return "-" if hours is None else f"{hours:.2f}"
+
+
+def sweep_lines(sweep: SweepStatus) -> list[str]:
+    """The head of ``status SWEEP``: what it is, its states, its GPU-hours."""
+    first = sweep.first
+    keys = ", ".join(dict.fromkeys(k for s in sweep.points for k in s.manifest.values)) or "-"
+    lines = [
+        f"sweep {sweep.id}  {first.name}  [{first.launcher} {sweep.array_id or '-'}]",
+        f"points     {sweep.summary}",
+        f"swept      {keys}",
+        f"GPU-hours  {gpu_hours(sweep.gpu_hours)}",
+        f"job dir    {sweep.job_dir}",
+        f"submitted  {submitted(sweep.submitted_at)}",
+    ]
+    return [_safe(line) for line in lines]
+
+
+def sweep_table(sweep: SweepStatus) -> Any:
+    """``status SWEEP``: a row a point, with its values."""
+    table = _table(("POINT", "VALUES", "SCHEDULER ID", "STATE", "ELAPSED", "GPU-HOURS", "ID"))
+    for s in sweep.points:
+        m = s.manifest
+        values = " ".join(f"{key}={json.dumps(value)}" for key, value in m.values.items())
+        table.add_row(
+            str(m.point), _cell(values or "-"), _cell(m.scheduler_id or "-"),
+            f"[{STATE_STYLE[s.state]}]{s.state}[/]", duration(s.elapsed),
+            gpu_hours(s.gpu_hours), m.id,
+        )  # fmt: skip
+    return table
+
+
+def sweep_json(sweep: SweepStatus) -> str:
+    return json.dumps(sweep.to_json(), indent=2) + "\n"

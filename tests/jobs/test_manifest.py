@@ -21,7 +21,7 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
     assert set(manifest) == {
         "format", "id", "name", "launcher", "job_dir", "submitted_at", "config_path",
         "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
-        "cluster", "details",
+        "cluster", "details", "sweep", "point", "values",
     }  # fmt: skip
     assert re.fullmatch(r"[0-9a-f]{12}", manifest["id"])
     assert (manifest["name"], manifest["launcher"]) == ("llm_finetune", "interactive")

@@ -20,6 +20,9 @@ from automodel_launch.jobs.manifest import (
     MAX_DETAIL_CHARS,
     MAX_DETAILS,
     MAX_PATH_CHARS,
+    MAX_POINTS,
+    MAX_VALUE_KEY_CHARS,
+    MAX_VALUES,
     Manifest,
     ManifestError,
     capped_command_line,
@@ -119,11 +122,15 @@ def test_the_largest_manifest_the_writer_makes_fits_the_reader(tmp_path: Path) -
         artifacts=(ASTRAL * 255,) * MAX_ARTIFACTS, tool_version=CONTROL * 64,
         scheduler_id="1234567890_1234567890+1234", cluster=CONTROL * 255,
         details={f"k{n:02d}" + "x" * 29: CONTROL * MAX_DETAIL_CHARS for n in range(MAX_DETAILS)},
+        sweep="f" * 32, point=MAX_POINTS - 1,
+        values={f"{n:02d}" + CONTROL * 0 + "\u2028" * (MAX_VALUE_KEY_CHARS - 2):
+                CONTROL * MAX_DETAIL_CHARS for n in range(MAX_VALUES)},
     )  # fmt: skip
+    assert len(worst.values) == MAX_VALUES
     assert len(worst.details) == MAX_DETAILS
     size = len(worst.to_json().encode())
     assert size <= MAX_BYTES, size
-    assert size > 300_000  # the worst case was built: every field at its bound
+    assert size > 400_000  # the worst case was built: every field at its bound
 
 
 def test_the_command_line_is_capped_when_written(tmp_path: Path) -> None:

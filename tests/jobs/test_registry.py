@@ -212,8 +212,8 @@ def test_a_record_that_is_not_a_manifest(tmp_path: Path, record: str, problem: s
     database = Path(os.environ["AUTOMODEL_LAUNCH_STATE_DIR"]) / "jobs.sqlite"
     with sqlite3.connect(database) as db:
         db.execute(
-            "INSERT INTO jobs VALUES ('x', 'n', 'slurm', '1', '/elsewhere', "
-            "'2026-01-01T00:00:00Z', ?)",
+            "INSERT INTO jobs (id, name, launcher, scheduler_id, job_dir, submitted_at, manifest)"
+            " VALUES ('x', 'n', 'slurm', '1', '/elsewhere', '2026-01-01T00:00:00Z', ?)",
             (record,),
         )
     db.close()
@@ -296,7 +296,7 @@ def test_no_job_matches(tmp_path: Path) -> None:
         done = cli(command, "nope", cwd=tmp_path)
         assert done.returncode == 1
         assert done.stderr == (
-            "error: no job is 'nope' (an id, scheduler id, job directory or job name); "
+            "error: no job or sweep is 'nope' (an id, scheduler id, job directory or name); "
             "`automodel-launch jobs` lists them\n"
         )
 
@@ -314,8 +314,8 @@ def test_a_job_argument_with_a_token_or_control_characters_is_shown_clean(
         for job, shown in ((TOKEN, "***"), ("a\x1b[31mb\nc", "a\\x1b[31mb\\nc")):
             done = cli(command, job, cwd=tmp_path)
             assert (done.returncode, done.stderr) == (1, (
-                f"error: no job is '{shown}' (an id, scheduler id, job directory or job name); "
-                "`automodel-launch jobs` lists them\n"
+                f"error: no job or sweep is '{shown}' (an id, scheduler id, job directory or "
+                "name); `automodel-launch jobs` lists them\n"
             ))  # fmt: skip
         done = cli(command, str(broken), cwd=tmp_path)
         assert done.returncode == 1

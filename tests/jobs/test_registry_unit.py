@@ -46,7 +46,8 @@ def on_disk(tmp_path: Path, job_dir: Path, **changes: object) -> Manifest:
 
 def insert(registry: Registry, row_id: str, text: object, name: str = "n") -> None:
     registry._db.execute(
-        "INSERT INTO jobs VALUES (?, ?, 'slurm', '9', '/x', '2026-01-01T00:00:00Z', ?)",
+        "INSERT INTO jobs (id, name, launcher, scheduler_id, job_dir, submitted_at, manifest) "
+        "VALUES (?, ?, 'slurm', '9', '/x', '2026-01-01T00:00:00Z', ?)",
         (row_id, name, text),
     )
     registry._db.commit()

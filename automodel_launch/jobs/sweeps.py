@@ -1,0 +1,140 @@
+"""A sweep as the views show it: its points (jobs of one ``submit --sweep``, in point
+order), their states counted, and the GPU-hours they used."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.states import STATES
+from automodel_launch.jobs.status import JobError, JobStatus
+
+
+@dataclass(frozen=True)
+class Sweep:
+    id: str
+    points: tuple[Manifest, ...]
+    """In point order; never empty."""
+
+    @property
+    def name(self) -> str:
+        return self.points[0].name
+
+    @property
+    def launcher(self) -> str:
+        return self.points[0].launcher
+
+    def point(self, index: int) -> Manifest:
+        """The point whose index is ``index``; a :class:`JobError` listing those there are."""
+        for manifest in self.points:
+            if manifest.point == index:
+                return manifest
+        raise JobError(f"sweep {self.id} has no point {index}: its points are {self.indexes}")
+
+    @property
+    def indexes(self) -> str:
+        """``0 to 3``, or the indexes there are (a point whose record is lost is missing)."""
+        indexes = sorted(m.point for m in self.points if m.point is not None)
+        if indexes == list(range(len(indexes))):
+            return f"0 to {indexes[-1]}"
+        return ", ".join(str(i) for i in indexes[:20]) + (" ..." if len(indexes) > 20 else "")
+
+
+@dataclass(frozen=True)
+class SweepStatus:
+    """A sweep's points with their statuses, as ``jobs`` and ``status`` show them."""
+
+    id: str
+    points: tuple[JobStatus, ...]
+
+    @property
+    def first(self) -> Manifest:
+        return self.points[0].manifest
+
+    @property
+    def submitted_at(self) -> str:
+        return min(s.manifest.submitted_at for s in self.points)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many points are in each state: the most first, then in :data:`STATES` order."""
+        counted = Counter(s.state for s in self.points)
+        return dict(sorted(counted.items(), key=lambda item: (-item[1], STATES.index(item[0]))))
+
+    @property
+    def summary(self) -> str:
+        """``4 points: 2 RUNNING, 1 PENDING, 1 COMPLETED``."""
+        count = len(self.points)
+        states = ", ".join(f"{n} {state}" for state, n in self.counts.items())
+        return f"{count} point{'s' if count != 1 else ''}: {states}"
+
+    @property
+    def gpu_hours(self) -> float | None:
+        """The points' GPU-hours summed; None when any point's are unknown."""
+        hours = [s.gpu_hours for s in self.points]
+        return None if any(h is None for h in hours) else sum(h or 0.0 for h in hours)
+
+    @property
+    def array_id(self) -> str | None:
+        """The Slurm job array the points are tasks of (``1234`` of ``1234_0``...), if one."""
+        arrays = {(s.manifest.scheduler_id or "").partition("_")[0] for s in self.points}
+        tasks = all("_" in (s.manifest.scheduler_id or "") for s in self.points)
+        return arrays.pop() if tasks and len(arrays) == 1 else None
+
+    @property
+    def job_dir(self) -> str:
+        """The directory that holds every point's job directory."""
+        dirs = [s.manifest.job_dir for s in self.points]
+        return dirs[0] if len(dirs) == 1 else os.path.commonpath(dirs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The SWEEP object of docs/json-output.md."""
+        first = self.first
+        hours = self.gpu_hours
+        return {
+            "sweep": self.id,
+            "name": first.name,
+            "launcher": first.launcher,
+            "scheduler_id": self.array_id,
+            "submitted_at": self.submitted_at,
+            "job_dir": self.job_dir,
+            "states": self.counts,
+            "gpu_hours": None if hours is None else round(hours, 3),
+            "keys": list(dict.fromkeys(k for s in self.points for k in s.manifest.values)),
+            "points": [s.to_json() for s in self.points],
+        }
+
+
+Row = JobStatus | SweepStatus
+
+
+def rows(statuses: Sequence[JobStatus]) -> list[Row]:
+    """One row a single job, one a sweep (where its newest point was), the order kept."""
+    found: list[Row] = []
+    sweeps: dict[str, list[JobStatus]] = {}
+    for status in statuses:
+        sweep = status.manifest.sweep
+        if sweep is None:
+            found.append(status)
+            continue
+        if sweep not in sweeps:
+            sweeps[sweep] = []
+            found.append(SweepStatus(sweep, ()))  # its place; filled below
+        sweeps[sweep].append(status)
+    return [
+        SweepStatus(row.id, tuple(sorted(sweeps[row.id], key=_point)))
+        if isinstance(row, SweepStatus) else row
+        for row in found
+    ]  # fmt: skip
+
+
+def sweep_status(sweep: Sweep, statuses: Sequence[JobStatus]) -> SweepStatus:
+    return SweepStatus(sweep.id, tuple(statuses))
+
+
+def _point(status: JobStatus) -> int:
+    return status.manifest.point or 0
