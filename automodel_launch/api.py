@@ -10,7 +10,7 @@ them, prints the result). A notebook or a script uses them the same way::
     print(plan.artifact)                      # the one array script
     submitted = api.submit(plan)              # one sbatch; every point recorded
     for job in api.jobs(sweep=submitted.sweep):
-        print(job.point, job.values, job.state)
+        print(job["point"], job["values"], job["state"])
 
 Every function raises a :class:`~automodel_launch.errors.LaunchError` (with a message
 and a hint) for what the command line would report as an error; a plan whose points do
@@ -114,11 +114,29 @@ def submit(recipe: str | Path | JobPlan, *, dry_run: bool = False, **options: An
     return done
 
 
-def jobs(**filters: Any) -> list[dict[str, Any]]:
-    """The registry's jobs as ``jobs --format json`` lists them (newest first)."""
-    from automodel_launch.cli.jobs import json_rows
+def jobs(
+    *,
+    launcher: str | None = None,
+    state: str | None = None,
+    since: str | None = None,
+    sweep: str | None = None,
+) -> list[dict[str, Any]]:
+    """The registry's jobs with their states now, as ``jobs --format json`` lists them
+    (newest first; every point of a sweep is a job). ``since``: ``2d``, ``12h``...;
+    ``sweep``: only the points of the sweep it names (an id, its array id or its name)."""
+    from automodel_launch.jobs import view
+    from automodel_launch.jobs.lookup import since_epoch
+    from automodel_launch.jobs.registry import open_registry
+    from automodel_launch.jobs.status import statuses
 
-    rows: list[dict[str, Any]] = json.loads(json_rows(**filters))["jobs"]
+    with open_registry() as registry:
+        if sweep is not None:
+            _, named = registry.sweep_ids(sweep)
+            manifests = registry.sweep_points(named[0]) if named else []
+        else:
+            manifests = registry.jobs(launcher, since_epoch(since) if since else None)
+    shown = [s for s in statuses(manifests) if state is None or s.state == state]
+    rows: list[dict[str, Any]] = json.loads(view.jobs_json(shown))["jobs"]
     return rows
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from automodel_launch.errors import UsageError
+from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.jobs.ids import is_scheduler_id
 
 MODES = {"": "afterok", "ok": "afterok", "any": "afterany"}
@@ -39,20 +39,26 @@ def _split(text: str) -> tuple[str, str]:
 
 def _scheduler_ids(job: str, given: str) -> list[str]:
     from automodel_launch.jobs.lookup import find_job
+    from automodel_launch.jobs.registry import open_registry
 
-    manifest = find_job(job)
-    if manifest.launcher != "slurm":
-        raise AfterError(
-            f"--after {given}: job {manifest.id} ran with {manifest.launcher}; only a Slurm job "
-            "can wait for another, and only for a Slurm job",
-            hint="submit it when that job has ended",
-        )
-    found = manifest.scheduler_id
-    if found is None or not is_scheduler_id("slurm", found):
-        raise AfterError(f"--after {given}: job {manifest.id} has no Slurm job id to wait for")
-    return [found.split("_", 1)[0] if _in_sweep(manifest) else found]
-
-
-def _in_sweep(manifest: object) -> bool:
-    """A point of a sweep: wait for its whole array (its id before ``_``)."""
-    return getattr(manifest, "sweep", None) is not None
+    with open_registry() as registry:
+        kind, sweeps = registry.sweep_ids(job)
+        points = registry.sweep_points(sweeps[0]) if kind in ("id", "name") and sweeps else []
+    try:
+        manifests = points or [find_job(job)]
+    except LaunchError as exc:  # no such job, or one that cannot be read
+        raise AfterError(f"--after {given}: {exc}", hint=exc.hint) from None
+    found = []
+    for manifest in manifests:
+        if manifest.launcher != "slurm":
+            raise AfterError(
+                f"--after {given}: job {manifest.id} ran with {manifest.launcher}; only a Slurm "
+                "job can wait for another, and only for a Slurm job",
+                hint="submit it when that job has ended",
+            )
+        scheduler_id = manifest.scheduler_id
+        if scheduler_id is None or not is_scheduler_id("slurm", scheduler_id):
+            raise AfterError(f"--after {given}: job {manifest.id} has no Slurm job id to wait for")
+        # a point of a sweep: its whole array (the id before "_")
+        found.append(scheduler_id.split("_", 1)[0] if manifest.sweep else scheduler_id)
+    return list(dict.fromkeys(found))

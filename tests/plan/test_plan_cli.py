@@ -125,7 +125,13 @@ def test_a_slurm_sweep_is_one_sbatch_and_one_recorded_job_per_point(tmp_path: Pa
     manifests = [json.loads((root / f"points/{i}/manifest.json").read_text()) for i in range(4)]
     assert [m["scheduler_id"] for m in manifests] == [f"4242_{i}" for i in range(4)]
     assert [m["job_dir"] for m in manifests] == [str(root / f"points/{i}") for i in range(4)]
-    assert "recorded 4 points as sweep" in done.stdout
+    sweep = manifests[0]["sweep"]
+    assert f"recorded 4 points as sweep {sweep}: automodel-launch status {sweep}\n" in done.stdout
+    assert [(m["sweep"], m["point"]) for m in manifests] == [(sweep, i) for i in range(4)]
+    assert [m["values"] for m in manifests] == [
+        {"optimizer.lr": lr, "step_scheduler.max_steps": steps}
+        for lr in (1e-5, 1e-4) for steps in (2, 3)
+    ]  # fmt: skip
     jobs = run("jobs", "--format", "json", cwd=tmp_path)
     assert sorted(j["scheduler_id"] for j in json.loads(jobs.stdout)["jobs"]) == [
         f"4242_{i}" for i in range(4)
@@ -155,3 +161,41 @@ def test_after_is_refused_where_no_scheduler_waits(tmp_path: Path, launcher: str
     assert (
         f"error: --after: {name} jobs cannot wait for another job; only Slurm's can"
     ) in done.stderr.splitlines()
+
+
+def test_after_writes_the_dependency_on_a_job_or_a_whole_sweep(tmp_path: Path) -> None:
+    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
+    (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
+    bin_dir = tmp_path / "bin"
+    first = run("submit", "r.yaml", "--no-preflight", "--job-dir", str(tmp_path / "one"),
+                cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    job = json.loads((tmp_path / "one" / "manifest.json").read_text())["id"]
+    swept = run("submit", "r.yaml", "--no-preflight", "--sweep", "optimizer.lr=1e-5,1e-4",
+                "--job-dir", str(tmp_path / "sw"), cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+    assert swept.returncode == 0, swept.stderr
+    sweep = json.loads((tmp_path / "sw/points/0/manifest.json").read_text())["sweep"]
+    fake(bin_dir, "sbatch", "echo 777\n")
+    for index, after in enumerate([job, f"{job}:any", sweep, f"{job}:ok"]):
+        out = tmp_path / f"after{index}"
+        done = run("submit", "r.yaml", "--no-preflight", "--after", after, "--job-dir", str(out),
+                   cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        line = next(x for x in (out / "job.sbatch").read_text().splitlines() if "dependency" in x)
+        # the sweep's points are tasks 4242_0, 4242_1: the dependency is on the whole array
+        assert (
+            line
+            == "#SBATCH --dependency="
+            + ["afterok:4242", "afterany:4242", "afterok:4242", "afterok:4242"][index]
+        )
+
+
+def test_after_a_job_the_registry_does_not_know_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
+    done = run("submit", "r.yaml", "--no-preflight", "--after", "nosuchjob", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: --after nosuchjob: no job or sweep is 'nosuchjob' (an id, scheduler id, job "
+        "directory or name); `automodel-launch jobs` lists them\n"
+    )
+    assert not (tmp_path / "slurm_jobs").exists()
