@@ -103,3 +103,33 @@ def test_the_writer_records_a_point_and_redacts_its_values(tmp_path: Path) -> No
         "cannot record the job's manifest: point and sweep go together: a sweep's point has "
         "both, a job neither"
     )
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [({**POINT, "values": {f"k{n}": n for n in range(MAX_VALUES + 1)}}, "values: Dictionary"),
+     ({**POINT, "values": {"k": "v" * 5000}}, "values.k: should be a boolean"),
+     ({**POINT, "values": {"a\x1b[2Jb": 1}}, "values.a\\x1b[2Jb.[key]: String should match"),
+     ({"point": 7}, "point and sweep go together")],
+)  # fmt: skip
+def test_a_hostile_point_through_the_cli_is_one_clear_line(
+    tmp_path: Path, changes: dict[str, Any], field: str
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    (tmp_path / MANIFEST).write_text(json.dumps(valid(**changes)))
+    for command in ("status", "logs", "cancel"):
+        done = subprocess.run(
+            [sys.executable, "-m", "automodel_launch", command, str(tmp_path)],
+            capture_output=True, text=True, timeout=60, check=False,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(tmp_path / "none")},
+        )  # fmt: skip
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr.startswith(
+            f"error: cannot read {tmp_path / MANIFEST}: it is not a job manifest ({field}"
+        )
+        assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
