@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from automodel_launch.cluster import access, resources, rules
-from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.cluster.client import Unanswered
 from automodel_launch.cluster.model import Cluster, Unreadable
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
@@ -45,7 +45,7 @@ class Preflight:
 
         ``script_of`` given: when the cluster finds nothing wrong, ``sbatch --test-only``
         judges the rendered script, and its estimate is a note. Raises
-        :class:`~automodel_launch.cluster.commands.NoSlurm` when there is no cluster.
+        :class:`~automodel_launch.cluster.client.NoSlurm` when there is no cluster.
         """
         document, loaded = report.document, report.loaded
         if document is None or loaded is None or document.slurm is None:

@@ -3,38 +3,44 @@ exists, and what the job left in its directory where neither knows it any more.
 
 ``squeue --json`` (22.05) lists every job the controller keeps, finished ones
 included for MinJobAge seconds, whatever filter is given: one call answers for
-all jobs asked about. Every command goes through :func:`automodel_launch.cluster.commands.run`
-(bounded output, a timeout, no standard input); what it says is read by
-:mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a command line only after
-:func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one, after ``--`` or ``=``.
+all jobs asked about, array tasks included (:mod:`automodel_launch.jobs.slurm_arrays`);
+the jobs it does not know are asked of ``sacct`` in one more call. Every command goes
+through :class:`automodel_launch.cluster.client.SlurmClient` (its timeouts, its errors);
+what it says is read by :mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a
+command line only after :func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one,
+after ``--`` or ``=``.
 """
 
 from __future__ import annotations
 
-import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered, find, run
+from automodel_launch.cluster.client import (
+    QUERY,
+    TIMEOUT_VARIABLE,
+    SlurmClient,
+    SlurmError,
+    timeout,
+)
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.slurm_arrays import Listed
 from automodel_launch.jobs.slurm_output import (
-    SACCT_FIELDS,
     SqueueJob,
     Unreadable,
     decode_json,
     epoch,
     read_job,
-    read_sacct,
+    sacct_records,
     squeue_jobs,
     time_limit,
     wait_status,
 )
 from automodel_launch.jobs.states import FINISHED, SLURM, state_of
 from automodel_launch.jobs.status import (
-    JobError,
     JobStatus,
     exit_code_for,
     format_minutes,
@@ -44,58 +50,49 @@ from automodel_launch.jobs.status import (
 )
 from automodel_launch.secrets import display
 
-TIMEOUT = 30.0
-"""Seconds squeue, sacct and scancel may take (a busy controller answers in a few)."""
-TIMEOUT_VARIABLE = "AUTOMODEL_LAUNCH_SLURM_TIMEOUT"
-"""Overrides the timeouts of Slurm's commands (seconds, at most an hour): a slow controller."""
+__all__ = ["TIMEOUT", "TIMEOUT_VARIABLE", "SlurmUnavailable", "timeout"]
+
+TIMEOUT = QUERY
 NO_ACCOUNTING = "Slurm no longer knows the job (no accounting) and it left no exit status"
+SlurmUnavailable = SlurmError
+"""Slurm cannot be asked (no squeue, no answer), refused, or must not be asked (an id
+that is none)."""
 
 
-class SlurmUnavailable(JobError):
-    """Slurm cannot be asked (no squeue, no answer) or refused."""
-
-
-def timeout(default: float = TIMEOUT) -> float:
-    """The timeout of one command: ``default``, unless :data:`TIMEOUT_VARIABLE` says."""
+def statuses(manifests: Sequence[Manifest], client: SlurmClient | None = None) -> list[JobStatus]:
+    """The status of each job: one ``squeue`` call for them all, and one ``sacct`` call
+    for those it does not list (a 1,000-task array is one query, or two)."""
+    client = client or SlurmClient()
     try:
-        value = float(os.environ.get(TIMEOUT_VARIABLE, default))
-    except ValueError:
-        return default
-    return value if 0 < value <= 3600 else default
+        live, problem = ask_squeue(client), None
+    except SlurmError as exc:
+        live, problem = Listed(), str(exc)
+    found: dict[int, JobStatus] = {}
+    forgotten: dict[int, str] = {}
+    for index, manifest in enumerate(manifests):
+        try:
+            job_id = checked_id(manifest)
+            raw = live.find(job_id)
+            if raw is not None:
+                found[index] = from_squeue(manifest, read_job(raw))
+            elif problem is None:
+                forgotten[index] = job_id
+            else:
+                found[index] = from_job_dir(manifest, problem)
+        except (SlurmError, Unreadable) as exc:
+            found[index] = from_job_dir(manifest, str(exc))
+    if forgotten:
+        found.update(_from_accounting(client, manifests, forgotten))
+    return [found[index] for index in range(len(manifests))]
 
 
-def statuses(manifests: list[Manifest]) -> list[JobStatus]:
-    try:
-        live = ask_squeue()
-        problem = None
-    except SlurmUnavailable as exc:
-        live, problem = {}, str(exc)
-    return [_status(manifest, live, problem) for manifest in manifests]
-
-
-def _status(manifest: Manifest, live: dict[str, Any], problem: str | None) -> JobStatus:
-    try:
-        job_id = checked_id(manifest)
-        raw = live.get(job_id)
-        if raw is not None:
-            return from_squeue(manifest, read_job(raw))
-        status = from_sacct(manifest) if problem is None else None
-    except (SlurmUnavailable, Unreadable) as exc:
-        return from_job_dir(manifest, str(exc))
-    return status or from_job_dir(manifest, problem)
-
-
-def ask_squeue() -> dict[str, Any]:
-    """squeue's jobs by id; :class:`SlurmUnavailable` says why there are none to be had."""
-    if find("squeue") is None:
-        raise SlurmUnavailable("squeue is not on PATH")
-    answer = _run("squeue", "--json")
-    if answer.returncode != 0:
-        raise SlurmUnavailable(f"squeue failed: {display(answer.said)}")
+def ask_squeue(client: SlurmClient | None = None) -> Listed:
+    """squeue's jobs by id; :class:`SlurmError` says why there are none to be had."""
+    answer = (client or SlurmClient()).squeue()
     try:
         return squeue_jobs(decode_json(answer.stdout, "squeue --json"))
     except Unreadable as exc:
-        raise SlurmUnavailable(str(exc)) from None
+        raise SlurmError(str(exc)) from None
 
 
 def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
@@ -127,28 +124,38 @@ def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
     )
 
 
-def from_sacct(manifest: Manifest) -> JobStatus | None:
-    """Accounting's record of a job the controller forgot; None without accounting."""
-    if find("sacct") is None:
-        return None
-    job_id = checked_id(manifest)
-    answer = _run("sacct", "-n", "-P", "-X", f"--jobs={job_id}", "-o", SACCT_FIELDS)
-    lines = answer.stdout.strip().splitlines()
-    if answer.returncode != 0 or not lines:
-        return None  # "Slurm accounting storage is disabled"
-    record = read_sacct(lines[0])
-    return JobStatus(
-        manifest,
-        state_of(SLURM, record.state),
-        scheduler_state=record.state,
-        reason=record.reason,
-        nodes=record.nodes,
-        started_at=record.started_at,
-        ended_at=record.ended_at,
-        time_limit=record.time_limit or _limit(manifest),
-        exit_code=record.exit_code,
-        log_path=log_path(manifest),
-    )
+def _from_accounting(
+    client: SlurmClient, manifests: Sequence[Manifest], forgotten: dict[int, str]
+) -> dict[int, JobStatus]:
+    """Accounting's record of each job the controller forgot, asked in one call; the job
+    directory's word where there is none."""
+    try:
+        answer = client.sacct(sorted(set(forgotten.values())))
+    except SlurmError as exc:
+        return {i: from_job_dir(manifests[i], str(exc)) for i in forgotten}
+    records, lost = sacct_records(answer.stdout) if answer is not None else (Listed(), [])
+    shown: dict[int, JobStatus] = {}
+    for index, job_id in forgotten.items():
+        record = records.find(job_id)
+        if isinstance(record, Unreadable) or (record is None and lost):
+            shown[index] = from_job_dir(manifests[index], str(record or lost[0]))
+        elif record is None:
+            shown[index] = from_job_dir(manifests[index], None)  # "accounting is disabled"
+        else:
+            manifest = manifests[index]
+            shown[index] = JobStatus(
+                manifest,
+                state_of(SLURM, record.state),
+                scheduler_state=record.state,
+                reason=record.reason,
+                nodes=record.nodes,
+                started_at=record.started_at,
+                ended_at=record.ended_at,
+                time_limit=record.time_limit or _limit(manifest),
+                exit_code=record.exit_code,
+                log_path=log_path(manifest),
+            )
+    return shown
 
 
 def from_job_dir(manifest: Manifest, problem: str | None) -> JobStatus:
@@ -212,11 +219,7 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
     before = status_of(manifest)
     if before.finished:
         return before
-    if find("scancel") is None:
-        raise SlurmUnavailable("scancel is not on PATH")
-    answer = _run("scancel", "--", checked_id(manifest))
-    if answer.returncode != 0:
-        raise SlurmUnavailable(f"scancel refused: {display(answer.said)}")
+    SlurmClient().scancel([checked_id(manifest)])
     mark_cancelled(manifest)
     deadline = time.monotonic() + wait
     status = status_of(manifest)
@@ -224,20 +227,6 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
         time.sleep(0.3)
         status = status_of(manifest)
     return status
-
-
-def _run(*command: str) -> Answer:
-    """One of Slurm's commands, its refusals and silences as :class:`SlurmUnavailable`."""
-    seconds = timeout()
-    try:
-        answer = run(command, timeout=seconds)
-    except Unanswered:
-        raise SlurmUnavailable(f"{command[0]} did not answer within {seconds:g}s") from None
-    except NoSlurm as exc:
-        raise SlurmUnavailable(str(exc)) from None
-    if answer.truncated:
-        raise SlurmUnavailable(f"{command[0]} said more than this tool reads: not read")
-    return answer
 
 
 def _text(value: str | None) -> str | None:

@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.jobs.slurm_arrays import Listed, pending_ranges
 from automodel_launch.secrets import display
 
 MAX_DEPTH = 64
@@ -161,8 +163,9 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a JSON number")
 
 
-def squeue_jobs(document: Any, command: str = "squeue --json") -> dict[str, Any]:
-    """The jobs of squeue's answer by job id (each still to be read with :func:`read_job`)."""
+def squeue_jobs(document: Any, command: str = "squeue --json") -> Listed:
+    """The jobs of squeue's answer by job id, array tasks by theirs (:class:`Listed`; each
+    still to be read with :func:`read_job`)."""
     if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
         raise Unreadable(f"{command} gave no job list")
     errors = document.get("errors")
@@ -170,11 +173,10 @@ def squeue_jobs(document: Any, command: str = "squeue --json") -> dict[str, Any]
         first = errors[0] if isinstance(errors, list) else errors
         said = first.get("description") or first.get("error") if isinstance(first, dict) else first
         raise Unreadable(f"{command} reported an error: {display(str(said))}")
-    found: dict[str, Any] = {}
+    found = Listed()
     for job in document["jobs"]:
-        job_id = job.get("job_id") if isinstance(job, dict) else None
-        if type(job_id) is int and 0 < job_id <= 2**32:
-            found[str(job_id)] = job
+        if isinstance(job, dict):
+            found.add_squeue(job)
     return found
 
 
@@ -210,7 +212,8 @@ _TYPES = frozenset({"str", "int", "float", "bool", "list", "dict", "none"})
 
 
 # ------------------------------------------------------------------ sacct
-SACCT_FIELDS = "State,ExitCode,Start,End,NodeList,Timelimit,Reason"
+SACCT_FIELDS = "JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason"
+"""``-o`` of ``sacct -n -P -X``: the job id, then what :func:`read_sacct` reads."""
 _SACCT_STATE = re.compile(r"([A-Z][A-Z_]{0,31})(?: by [0-9]{1,10})?")
 _SACCT_EXIT = re.compile(r"([0-9]{1,3}):([0-9]{1,3})")
 
@@ -226,8 +229,28 @@ class SacctRecord:
     reason: str | None
 
 
+def sacct_records(text: str, command: str = "sacct") -> tuple[Listed, list[Unreadable]]:
+    """The lines of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS` by job id (each a
+    :class:`SacctRecord`, or the :class:`Unreadable` saying why it is not one; the first
+    line of an id stays), and what was said of lines that name no job."""
+    found, lost = Listed(), []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        job_id, _, rest = line.partition("|")
+        if not is_scheduler_id("slurm", job_id) and pending_ranges(job_id) is None:
+            said = f"{command} gave a line this version cannot read ({display(line)})"
+            lost.append(Unreadable(said))
+            continue
+        try:
+            found.add(job_id, read_sacct(rest, command))
+        except Unreadable as exc:
+            found.add(job_id, exc)
+    return found, lost
+
+
 def read_sacct(line: str, command: str = "sacct") -> SacctRecord:
-    """One line of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS`."""
+    """One line of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS` without its job id."""
     parts = line.split("|")
     if len(parts) != 7 or any(len(part) > MAX_TEXT for part in parts):
         raise Unreadable(f"{command} gave a line this version cannot read ({display(line)})")

@@ -95,13 +95,13 @@ def test_accounting_answers_for_a_job_the_controller_forgot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """sacct cannot run here (no slurmdbd): a stand-in prints what ``sacct -n -P -X -o
-    State,ExitCode,Start,End,NodeList,Timelimit,Reason`` prints for a timed-out job."""
+    JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason`` prints for a timed-out job."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
     (bin_dir / "sacct").write_text(
         '#!/bin/sh\n[ "$4" = --jobs=3 ] || exit 1\n'
-        "echo 'TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
+        "echo '3|TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
     )
     for tool in bin_dir.iterdir():
         tool.chmod(0o755)

@@ -15,7 +15,7 @@ from automodel_launch.jobs.states import FINISHED
 from tests.jobs.slurm_fakes import CAPTURED, FakeSlurm
 from tests.jobs.test_slurm import manifest
 
-TIMED_OUT = "TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None"
+TIMED_OUT = "3|TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None"
 FORGED = (
     "the job's scheduler id '--me' is not a Slurm job id (its manifest was changed?): "
     "Slurm was not asked"
@@ -53,7 +53,7 @@ def test_squeue_answers_for_a_job_it_lists_and_sacct_is_not_asked(
 
 def test_a_job_squeue_has_forgotten_is_asked_of_accounting(fake: FakeSlurm, tmp_path: Path) -> None:
     fake.squeue({"job_id": 8})
-    fake.answer("sacct", TIMED_OUT + "\nCOMPLETED|0:0|||||\n")
+    fake.answer("sacct", TIMED_OUT + "\n3|COMPLETED|0:0|||||\n")
     job = manifest(tmp_path, time="00:05:00")
     (shown,) = slurm.statuses([job])
     assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
@@ -61,9 +61,9 @@ def test_a_job_squeue_has_forgotten_is_asked_of_accounting(fake: FakeSlurm, tmp_
     assert (shown.manifest, shown.log_path, shown.reason) == (job, f"{tmp_path}/fails_3.out", None)
     assert fake.calls == [
         "squeue --json",
-        "sacct -n -P -X --jobs=3 -o State,ExitCode,Start,End,NodeList,Timelimit,Reason",
+        "sacct -n -P -X --jobs=3 -o JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason",
     ]
-    fake.answer("sacct", "PENDING||Unknown|Unknown|None assigned||Priority\n")
+    fake.answer("sacct", "3|PENDING||Unknown|Unknown|None assigned||Priority\n")
     (pending,) = slurm.statuses([job])
     assert (pending.state, pending.reason, pending.time_limit) == (
         "PENDING", "Priority", "00:05:00"
@@ -105,7 +105,7 @@ def test_an_unreadable_sacct_line_is_a_note(
     fake: FakeSlurm, tmp_path: Path, said: str, note: str
 ) -> None:
     fake.squeue()
-    fake.answer("sacct", f"FAILED|{said}|||||\n" if ":" in said else said)
+    fake.answer("sacct", f"3|FAILED|{said}|||||\n" if ":" in said else f"3|{said}")
     shown = status(tmp_path)
     assert (shown.state, shown.note) == ("UNKNOWN", note)
 
