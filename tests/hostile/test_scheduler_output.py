@@ -202,7 +202,9 @@ def test_hostile_text_of_sacct_is_cleaned(fake: FakeSlurm, tmp_path: Path) -> No
     job = submitted(fake, tmp_path)
     fake.answer("squeue", '{"errors": [], "jobs": []}')
     text = hostile(TOKENS[3]).replace(b"|", b"")
-    fake.answer("sacct", b"3|FAILED|2:0|Unknown|Unknown|" + text + b"|" + text + b"|" + text + b"\n")
+    fake.answer(
+        "sacct", b"3|FAILED|2:0|Unknown|Unknown|" + text + b"|" + text + b"|" + text + b"\n"
+    )
     shown = status(job, tmp_path)
     assert (shown["state"], shown["exit_code"]) == ("FAILED", 2)
     cleaned = "\\x1b]0;title\\x07\\x1b[2J\\u202e\ufffd\ufffd *** end"
