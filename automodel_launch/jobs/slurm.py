@@ -215,18 +215,29 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
 
 
 def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
-    checked_id(manifest, "nothing to cancel")
-    before = status_of(manifest)
-    if before.finished:
+    return cancel_all([manifest], wait=wait)[0]
+
+
+def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
+    """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
+    tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
+    ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
+    for manifest in manifests:
+        checked_id(manifest, "nothing to cancel")
+    client = SlurmClient()
+    before = statuses(manifests, client)
+    running = [m for m, status in zip(manifests, before, strict=True) if not status.finished]
+    if not running:
         return before
-    SlurmClient().scancel([checked_id(manifest)])
-    mark_cancelled(manifest)
+    client.scancel([checked_id(m) for m in running])
+    for manifest in running:
+        mark_cancelled(manifest)
     deadline = time.monotonic() + wait
-    status = status_of(manifest)
-    while not status.finished and time.monotonic() < deadline:
+    now = statuses(manifests, client)
+    while not all(s.finished for s in now) and time.monotonic() < deadline:
         time.sleep(0.3)
-        status = status_of(manifest)
-    return status
+        now = statuses(manifests, client)
+    return now
 
 
 def _text(value: str | None) -> str | None:
