@@ -62,10 +62,14 @@ class ClusterReader:
         nodes = self._ask("scontrol", "--all", "show", "node", "-o")
         config = self._ask("scontrol", "show", "config")
         notes: list[Unreadable] = []
+        read_partitions = parse.partitions(_output(partitions, parse.PARTITIONS, notes), notes)
+        read_nodes = parse.nodes(_output(nodes, parse.NODES, notes), notes)
+        settings = parse.config(_output(config, parse.CONFIG, notes))
         return Cluster(
-            partitions=parse.partitions(_output(partitions, parse.PARTITIONS, notes), notes),
-            nodes=parse.nodes(_output(nodes, parse.NODES, notes), notes),
-            config=parse.config(_output(config, "scontrol show config", notes)),
+            partitions=read_partitions,
+            nodes=read_nodes,
+            config=settings,
+            max_array_size=parse.max_array_size(settings, notes),
             unreadable=notes,
         )
 
