@@ -67,6 +67,7 @@ SBATCH_OUTPUT = 1024 * 1024
 MAX_IDS = 100_000
 """Ids of one scancel, sacct or dependency: a sweep's tasks, with room."""
 CLUSTER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_DEFAULTS = {"query": QUERY, "submit": SUBMIT}
 
 
 def timeout(default: float = QUERY) -> float:
@@ -140,19 +141,17 @@ class Submission:
         """The id and cluster of the one line sbatch printed; :class:`Unparsed` otherwise
         (anything else would reach scancel later)."""
         lines = answer.stdout.strip().splitlines()
-        job_id, _, cluster = (lines[-1] if lines else "").strip().partition(";")
-        if (
-            len(lines) != 1
-            or answer.truncated
-            or not is_scheduler_id("slurm", job_id)
-            or (cluster and (CLUSTER.fullmatch(cluster) is None or looks_like_token(cluster)))
-        ):
-            raise Unparsed(
-                "sbatch answered with no job id this tool can read: "
-                f"{said(answer.stdout) or 'nothing'}; the job may have been submitted: "
-                "look with squeue before submitting again"
-            )
-        return cls(job_id, cluster or None)
+        if len(lines) == 1 and not answer.truncated:
+            job_id, _, cluster = lines[0].strip().partition(";")
+            if is_scheduler_id("slurm", job_id) and (
+                not cluster or (CLUSTER.fullmatch(cluster) and not looks_like_token(cluster))
+            ):
+                return cls(job_id, cluster or None)
+        raise Unparsed(
+            "sbatch answered with no job id this tool can read: "
+            f"{said(answer.stdout) or 'nothing'}; the job may have been submitted: "
+            "look with squeue before submitting again"
+        )
 
 
 @dataclass(frozen=True)
@@ -173,7 +172,7 @@ class SlurmClient:
     def timeout(self, kind: Kind) -> float:
         if kind == "probe":
             return self.probe_timeout
-        return timeout(SUBMIT if kind == "submit" else QUERY)
+        return timeout(_DEFAULTS[kind])
 
     def run(
         self,

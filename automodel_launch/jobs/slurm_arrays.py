@@ -19,6 +19,8 @@ MAX_RANGES = 1024
 _RANGE = re.compile(r"([0-9]{1,10})(?:-([0-9]{1,10})(?::([0-9]{1,10}))?)?")
 _PENDING = re.compile(r"([1-9][0-9]{0,9})_\[([0-9,:%-]{1,4096})\]")
 """``1234_[2-5%2]``: an array's pending tasks as squeue and sacct print them."""
+_TASK = re.compile(r"([1-9][0-9]{0,9})_([0-9]{1,10})")
+"""``1234_7``: an array's task."""
 
 
 def in_ranges(ranges: str, index: int) -> bool:
@@ -91,11 +93,11 @@ class Listed(dict[str, Any]):
     def find(self, job_id: str) -> Any | None:
         """The record of ``job_id``; a pending task (``1234_7``) is its array's pending record."""
         found = self.get(job_id)
-        if found is not None:
+        task = _TASK.fullmatch(job_id)
+        if found is not None or task is None:
             return found
-        array, sep, task = job_id.partition("_")
-        pending = self.pending.get(array) if sep and task.isdigit() else None
-        if pending is not None and in_ranges(pending[0], int(task)):
+        pending = self.pending.get(task.group(1))
+        if pending is not None and in_ranges(pending[0], int(task.group(2))):
             return pending[1]
         return None
 

@@ -62,7 +62,9 @@ def test_an_array_over_max_array_size_is_refused(tasks: int, refused: bool) -> N
         assert found == []
         return
     [d] = found
-    assert (d.code, d.severity, d.line, d.path) == ("array-too-large", Severity.ERROR, 1, "slurm")
+    assert (d.code, d.severity, d.line, d.column, d.path) == (
+        "array-too-large", Severity.ERROR, 1, 1, "slurm"
+    )  # fmt: skip
     assert d.message == (
         "an array of 1002 tasks has the indices 0-1001, over the cluster's MaxArraySize 1001 "
         "(indices up to 1000): sbatch refuses it"
@@ -72,7 +74,7 @@ def test_an_array_over_max_array_size_is_refused(tasks: int, refused: bool) -> N
 
 def test_an_unknown_max_array_size_is_never_zero() -> None:
     [d] = array(5000, 2, max_array_size=None)
-    assert (d.code, d.severity) == ("scheduler-output", Severity.NOTE)
+    assert (d.code, d.severity, d.line, d.column) == ("scheduler-output", Severity.NOTE, 1, 1)
     assert d.message == (
         "`scontrol show config` gave no MaxArraySize: the array's size was not checked"
     )
@@ -81,6 +83,7 @@ def test_an_unknown_max_array_size_is_never_zero() -> None:
         "an array of 1 tasks has the indices 0-0, the cluster takes no job arrays "
         "(MaxArraySize=0): sbatch refuses it"
     )
+    assert (d.hint, d.line, d.column) == ("submit the points one by one", 1, 1)
 
 
 @pytest.mark.parametrize(
@@ -129,3 +132,11 @@ def test_an_array_of_no_task_or_no_parallel_is_a_programming_error() -> None:
 def test_the_codes_are_catalogued() -> None:
     assert CODES["array-too-large"][0] == Severity.ERROR
     assert CODES["array-over-partition"][0] == Severity.NOTE
+
+
+def test_a_partition_of_unknown_size_is_not_checked() -> None:
+    from dataclasses import replace
+
+    cluster = arrays_cluster()
+    batch = replace(cluster.partitions["batch"], total_nodes=None)
+    assert array(50, None, partitions={**cluster.partitions, "batch": batch}) == []

@@ -245,3 +245,79 @@ def test_a_probe_runs_in_the_environment_it_is_given(fake: FakeSlurm, tmp_path: 
         SlurmClient({"PATH": fake.path}, probe_timeout=0.25).probe("scontrol", "show", "config")
     assert str(hung.value) == "`scontrol show config` did not answer within 0.25s"
     assert hung.value.command == ("scontrol", "show", "config")
+
+
+def test_sbatch_runs_in_the_job_directory(fake: FakeSlurm, tmp_path: Path) -> None:
+    where = fake.root / "where"
+    fake.tool("sbatch", f'/bin/pwd > "{where}"\necho 1234')
+    job_dir = tmp_path / "job"
+    job_dir.mkdir()
+    assert SlurmClient().submit("job.sbatch", cwd=job_dir).job_id == "1234"
+    assert where.read_text() == f"{job_dir}\n"
+    other = tmp_path / "other"
+    other.mkdir()
+    after = Dependency("afterany", ("7",))
+    SlurmClient().test_only("job.sbatch", cwd=other, dependency=after)
+    assert where.read_text() == f"{other}\n"
+    assert fake.calls[-1] == "sbatch --export=ALL --dependency=afterany:7 --test-only job.sbatch"
+
+
+def test_sbatch_saying_too_much_gives_no_job_id(fake: FakeSlurm, tmp_path: Path) -> None:
+    """sbatch's answer is cut at 1 MiB (and sbatch stopped): a cut answer is never read
+    as an id."""
+    fake.tool("sbatch", "echo 3\nexec /usr/bin/head -c 2000000 /dev/zero | /usr/bin/tr '\\0' ' '")
+    with pytest.raises((Refused, Unparsed)):
+        SlurmClient().submit("job.sbatch", cwd=tmp_path)
+
+
+def test_what_an_unread_answer_says() -> None:
+    with pytest.raises(Unparsed) as caught:
+        Submission.read(Answer(0, "", ""))
+    assert str(caught.value) == (
+        "sbatch answered with no job id this tool can read: nothing; the job may have been "
+        "submitted: look with squeue before submitting again"
+    )
+    assert Submission.read(Answer(0, "\n 3;c1 \n", "")) == Submission("3", "c1")
+
+
+def test_a_refusal_on_standard_output_is_said(fake: FakeSlurm, tmp_path: Path) -> None:
+    fake.answer("sbatch", "error: no\n", code=1)
+    with pytest.raises(Refused) as refused:
+        SlurmClient().submit("job.sbatch", cwd=tmp_path)
+    assert str(refused.value) == "sbatch refused the job: error: no"
+
+
+def test_a_refusal_keeps_what_was_said(fake: FakeSlurm) -> None:
+    fake.answer("squeue", "partial", "down\n", code=1)
+    fake.answer("scancel", "", "denied\n", code=1)
+    with pytest.raises(Refused) as failed:
+        SlurmClient().squeue()
+    assert (failed.value.answer.stdout, failed.value.answer.stderr) == ("partial", "down\n")
+    with pytest.raises(Refused) as denied:
+        SlurmClient().scancel(["3"])
+    assert (denied.value.answer.returncode, denied.value.answer.stderr) == (1, "denied\n")
+
+
+def test_the_commands_run_with_the_clients_path(
+    fake: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.answer("squeue", '{"jobs": []}')
+    monkeypatch.setenv("PATH", str(tmp_path))  # this process finds no squeue
+    assert SlurmClient({"PATH": fake.path}).squeue().stdout == '{"jobs": []}'
+    with pytest.raises(NoSlurm):
+        SlurmClient().squeue()
+
+
+def test_at_most_so_many_ids_at_once() -> None:
+    from automodel_launch.cluster.client import MAX_IDS, checked_ids
+
+    many = [str(i + 1) for i in range(MAX_IDS)]
+    assert checked_ids(many, "scancel") == many
+    with pytest.raises(SlurmError) as refused:
+        checked_ids([*many, "7"], "scancel")
+    assert str(refused.value) == "scancel: 100001 job ids, more than 100000 at once"
+
+
+def test_a_kind_is_query_submit_or_probe() -> None:
+    with pytest.raises(KeyError):
+        SlurmClient().timeout("QUERY")  # type: ignore[arg-type]

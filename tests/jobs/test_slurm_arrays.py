@@ -55,7 +55,8 @@ def state(found: Listed, job_id: str) -> tuple[str, str | None] | None:
     [("0-5%2", [0, 3, 5], [6, 7]), ("2-5", [2, 5], [0, 1, 6]), ("1,3,7-9", [1, 3, 7, 9], [2, 6]),
      ("0-10:4", [0, 4, 8], [2, 10, 12]), ("7", [7], [0, 8]), ("5-2", [], [2, 3, 5]),
      ("0-9:0", [], [0, 1]), ("x", [], [0]), ("1-", [], [1]), ("", [], [0]),
-     (",".join(["1"] * 1025), [], [1]), ("0-4000000", [3999999], [4000001])],
+     (",".join(["1"] * 1025), [], [1]), (",".join(["1"] * 1024), [1], [2]),
+     ("1-10:3", [1, 4, 7, 10], [2, 3, 5, 11]), ("0-4000000", [3999999], [4000001])],
 )  # fmt: skip
 def test_ranges_hold_their_indices(ranges: str, inside: list[int], outside: list[int]) -> None:
     assert [i for i in inside if in_ranges(ranges, i)] == inside
@@ -69,6 +70,7 @@ def test_pending_ids_and_squeues_numbers() -> None:
     assert pending_ranges("0_[1]") is None
     assert [whole(v) for v in (3, 0, -1, True, "3", 2**33, None)] == [3, 0, None, None, None,
                                                                        None, None]  # fmt: skip
+    assert whole(2**32) == 2**32
     assert whole({"set": True, "infinite": False, "number": 7}) == 7
     assert whole({"set": False, "infinite": False, "number": 7}) is None
     assert whole({"set": True, "infinite": True, "number": 7}) is None
@@ -207,3 +209,14 @@ def test_cancel_all_cancels_nothing_when_one_id_is_forged(fake: FakeSlurm, tmp_p
         [manifest(tmp_path, "5_0")]
     )  # nothing left to cancel: no scancel
     assert fake.called("scancel") == []
+
+
+def test_an_array_record_without_a_task_or_its_ranges_is_passed_over() -> None:
+    found = Listed()
+    for ranges in ("", 5, None, ["1-2"]):
+        found.add_squeue({"job_id": 8, "array_job_id": 8, "array_task_id": None,
+                          "array_task_string": ranges})  # fmt: skip
+    found.add_squeue({"job_id": 9, "array_job_id": {"set": True, "number": 8},
+                      "array_task_id": {"set": True, "number": 1}})  # fmt: skip
+    assert sorted(found) == ["8_1", "9"]
+    assert found.pending == {}
