@@ -332,6 +332,14 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "sbatch-refused": (Severity.ERROR, "sbatch --test-only refused the rendered script"),
     "sbatch-estimate": (Severity.NOTE, "sbatch --test-only's estimate of when the job starts"),
+    "array-too-large": (
+        Severity.ERROR,
+        "a job array of more tasks than the cluster's MaxArraySize",
+    ),
+    "array-over-partition": (
+        Severity.NOTE,
+        "more of an array's tasks at once than the partition has nodes for: the others wait",
+    ),
     # profiles and --set
     "unknown-profile": (Severity.ERROR, "a profile name no profile file defines"),
     "invalid-profile": (Severity.ERROR, "a profile file entry that is not launcher sections"),

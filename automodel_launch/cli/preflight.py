@@ -24,7 +24,7 @@ class PreflightError(LaunchError):
 
 def preflight_reports(reports: list[FileReport]) -> None:
     """``validate --cluster``: every valid ``slurm:`` report, with its sbatch --test-only."""
-    from automodel_launch.cluster.commands import NoSlurm
+    from automodel_launch.cluster.client import NoSlurm
     from automodel_launch.cluster.preflight import check_reports
 
     try:
@@ -35,7 +35,7 @@ def preflight_reports(reports: list[FileReport]) -> None:
 
 def preflight_report(report: FileReport) -> None:
     """``submit`` of a ``slurm:`` config: the rules only (sbatch itself decides next)."""
-    from automodel_launch.cluster.commands import NoSlurm
+    from automodel_launch.cluster.client import NoSlurm
     from automodel_launch.cluster.preflight import check_reports
 
     try:

@@ -1,8 +1,10 @@
-"""Running Slurm's client commands: each with a short timeout, never a hang.
+"""Running Slurm's client commands: each with a timeout, never a hang.
 
 Three outcomes: an answer; :class:`Unanswered` (the command was still running when its
 time was up: a slow or overloaded controller); :class:`NoSlurm` (nothing to ask: no
-Slurm commands, no configuration, no controller).
+Slurm commands, no configuration, no controller). Both are :class:`SlurmError`, the one
+error of :mod:`automodel_launch.cluster.client`, through which every Slurm command runs
+(its timeouts are stated there).
 """
 
 from __future__ import annotations
@@ -20,19 +22,32 @@ from dataclasses import dataclass
 from automodel_launch.errors import LaunchError
 
 TIMEOUT = 5.0
-"""Seconds one command may take. Slurm's clients retry an unreachable controller for
-about 10 s and a missing configuration file for 60 s: the timeout cuts both short."""
+"""Seconds a command may take unless told; Slurm's commands are told by
+:class:`~automodel_launch.cluster.client.SlurmClient`, whose docstring states the policy."""
 
 
-class NoSlurm(LaunchError):
+class SlurmError(LaunchError):
+    """A Slurm command could not be run, did not answer, refused, or said what cannot be
+    read; the message says which command and why (exit 1)."""
+
+
+class NoSlurm(SlurmError):
     """This host cannot reach any Slurm: the message says why and what to do."""
 
 
-class Unanswered(Exception):
-    """A command did not answer within its timeout."""
+class Unanswered(SlurmError):
+    """A command did not answer within its timeout.
 
-    def __init__(self, command: Sequence[str], timeout: float, stderr: str) -> None:
-        super().__init__(f"`{' '.join(command)}` did not answer within {timeout:g}s")
+    ``name``: how the message names the command (default: the whole command line, quoted).
+    """
+
+    def __init__(
+        self, command: Sequence[str], timeout: float, stderr: str, name: str | None = None
+    ) -> None:
+        said = name or f"`{' '.join(command)}`"
+        super().__init__(f"{said} did not answer within {timeout:g}s")
+        self.command = tuple(command)
+        self.timeout = timeout
         self.stderr = stderr
 
 
@@ -64,11 +79,13 @@ def run(
     cwd: str | None = None,
     environ: Mapping[str, str] | None = None,
     limit: int = MAX_OUTPUT,
+    name: str | None = None,
 ) -> Answer:
     """Run a command without standard input; its output decoded as UTF-8 (a byte that is
-    not becomes U+FFFD) and cut at ``limit`` bytes a stream. :class:`Unanswered` after
-    ``timeout`` seconds; the command and whatever it started are killed then, when it
-    says too much, and when this process is interrupted (Ctrl-C, SIGTERM)."""
+    not becomes U+FFFD) and cut at ``limit`` bytes a stream. :class:`Unanswered` (naming
+    the command as ``name`` says) after ``timeout`` seconds; the command and whatever it
+    started are killed then, when it says too much, and when this process is interrupted
+    (Ctrl-C, SIGTERM)."""
     try:
         process = subprocess.Popen(
             list(command),
@@ -82,7 +99,7 @@ def run(
     except OSError as exc:
         raise NoSlurm(f"cannot run {command[0]}: {exc.strerror or exc}") from None
     try:
-        return _answer(process, command, timeout, limit)
+        return _answer(process, command, timeout, limit, name)
     except Unanswered:
         raise
     except BaseException:
@@ -93,7 +110,11 @@ def run(
 
 
 def _answer(
-    process: subprocess.Popen[bytes], command: Sequence[str], timeout: float, limit: int
+    process: subprocess.Popen[bytes],
+    command: Sequence[str],
+    timeout: float,
+    limit: int,
+    name: str | None,
 ) -> Answer:
     streams = {process.stdout: bytearray(), process.stderr: bytearray()}
     truncated = False
@@ -105,7 +126,7 @@ def _answer(
             left = deadline - time.monotonic()
             if left <= 0:
                 _kill(process)
-                raise Unanswered(command, timeout, _text(streams[process.stderr]))
+                raise Unanswered(command, timeout, _text(streams[process.stderr]), name)
             for key, _ in selector.select(left):
                 chunk = os.read(key.fd, 1 << 16)
                 kept = streams[key.fileobj]  # type: ignore[index]
@@ -122,7 +143,7 @@ def _answer(
         returncode = process.wait(max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         _kill(process)
-        raise Unanswered(command, timeout, _text(streams[process.stderr])) from None
+        raise Unanswered(command, timeout, _text(streams[process.stderr]), name) from None
     finally:
         for stream in streams:
             stream.close()  # type: ignore[union-attr]

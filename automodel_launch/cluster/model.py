@@ -112,6 +112,9 @@ class Cluster:
     nodes: dict[str, Node] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)
     """``scontrol show config``: ``EnforcePartLimits``, ``AccountingStorageType``..."""
+    max_array_size: Count | None = None
+    """``MaxArraySize`` of ``scontrol show config``: an array's indices must be below it
+    (0: no arrays). None: unknown (not printed, or not a count: noted), never 0."""
     associations: list[Association] | None = None
     """None: the cluster keeps no accounting (or it could not be read)."""
     pyxis: bool | None = None

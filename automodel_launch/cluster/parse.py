@@ -312,6 +312,21 @@ def config(text: str) -> dict[str, str]:
     return found
 
 
+CONFIG = "scontrol show config"
+
+
+def max_array_size(config: Mapping[str, str], into: list[Unreadable] | None = None) -> int | None:
+    """``MaxArraySize`` (a count of at most :data:`~.model.DIGITS` digits); None when it is
+    not printed, and when it is no count (noted)."""
+    text = config.get("MaxArraySize")
+    if text is None:
+        return None
+    value = number(text)
+    if value is None:
+        Notes(CONFIG, into).unreadable("MaxArraySize", text)
+    return value
+
+
 def associations(text: str, into: list[Unreadable] | None = None) -> list[Association]:
     """``sacctmgr -nP show assoc format=account,partition,qos``: ``acct|part|q1,q2``."""
     notes = Notes(SACCTMGR, into)

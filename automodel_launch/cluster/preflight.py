@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.cluster import access, resources, rules
-from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.cluster import access, arrays, resources, rules
+from automodel_launch.cluster.client import Unanswered
 from automodel_launch.cluster.model import Cluster, Unreadable
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
@@ -45,7 +45,7 @@ class Preflight:
 
         ``script_of`` given: when the cluster finds nothing wrong, ``sbatch --test-only``
         judges the rendered script, and its estimate is a note. Raises
-        :class:`~automodel_launch.cluster.commands.NoSlurm` when there is no cluster.
+        :class:`~automodel_launch.cluster.client.NoSlurm` when there is no cluster.
         """
         document, loaded = report.document, report.loaded
         if document is None or loaded is None or document.slurm is None:
@@ -65,6 +65,25 @@ class Preflight:
                 at_key=True,
             )  # fmt: skip
         unreadable(job, self.reader.unreadable)
+        report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
+
+    def check_array(self, report: FileReport, tasks: int, max_parallel: int | None) -> None:
+        """Add the findings on a job array of ``tasks`` tasks, at most ``max_parallel`` at
+        once (None: no cap), to the report of one of its points: the array's size against
+        MaxArraySize and its tasks at once against the partition (:mod:`.arrays`). Once a
+        sweep; :meth:`check` checks each point as one job (the partition's limits apply
+        per task). Raises :class:`~automodel_launch.cluster.client.NoSlurm` when there is
+        no cluster; a cluster that does not answer is :meth:`check`'s to report."""
+        document, loaded = report.document, report.loaded
+        if document is None or loaded is None or document.slurm is None:
+            return
+        sink = loaded.collector()
+        written = loaded.data.get("slurm")
+        job = rules.Job(document.slurm, written if isinstance(written, dict) else {}, sink)
+        try:
+            arrays.check_array(job, self.reader.cluster(), tasks, max_parallel)
+        except Unanswered:
+            return
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
 
     def _rules(self, job: rules.Job) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from automodel_launch.cluster import parse
-from automodel_launch.cluster.commands import TIMEOUT, Answer, NoSlurm, Unanswered, find, run
+from automodel_launch.cluster.client import PROBE, Answer, NoSlurm, SlurmClient, Unanswered
 from automodel_launch.cluster.model import Association, Cluster, Unreadable
 
 _NOT_CONFIGURED = ("s_p_parse_file", "cannot stat", "configuration", "ClusterName")
@@ -20,11 +20,15 @@ NO_SLURM_HINT = "run it on a Slurm login node (SLURM_CONF set if slurm.conf is e
 class ClusterReader:
     """The cluster as this host's Slurm commands describe it, read lazily and kept."""
 
-    timeout: float = TIMEOUT
+    timeout: float = PROBE
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    client: SlurmClient = field(init=False)
     _cluster: Cluster | None = None
     _failure: Exception | None = None
     _asked_programs: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.client = SlurmClient(self.environ, probe_timeout=self.timeout)
 
     def cluster(self) -> Cluster:
         """Partitions, nodes and configuration; raises :class:`NoSlurm` or :class:`Unanswered`
@@ -45,10 +49,10 @@ class ClusterReader:
         return [] if self._cluster is None else self._cluster.unreadable
 
     def _ask(self, *command: str) -> Answer:
-        return run(command, timeout=self.timeout, environ=self.environ)
+        return self.client.probe(*command)
 
     def _read(self) -> Cluster:
-        if find("scontrol", self.environ) is None:
+        if not self.client.has("scontrol"):
             raise NoSlurm(f"no Slurm on this host: scontrol is not on PATH; {NO_SLURM_HINT}")
         self._ping()
         # --all: hidden partitions too; a job may name one, and it is no "unknown partition"
@@ -58,10 +62,14 @@ class ClusterReader:
         nodes = self._ask("scontrol", "--all", "show", "node", "-o")
         config = self._ask("scontrol", "show", "config")
         notes: list[Unreadable] = []
+        read_partitions = parse.partitions(_output(partitions, parse.PARTITIONS, notes), notes)
+        read_nodes = parse.nodes(_output(nodes, parse.NODES, notes), notes)
+        settings = parse.config(_output(config, parse.CONFIG, notes))
         return Cluster(
-            partitions=parse.partitions(_output(partitions, parse.PARTITIONS, notes), notes),
-            nodes=parse.nodes(_output(nodes, parse.NODES, notes), notes),
-            config=parse.config(_output(config, "scontrol show config", notes)),
+            partitions=read_partitions,
+            nodes=read_nodes,
+            config=settings,
+            max_array_size=parse.max_array_size(settings, notes),
             unreadable=notes,
         )
 
@@ -93,7 +101,7 @@ class ClusterReader:
         """``enroot version`` on this host (login nodes often have none: None)."""
         cluster = self.cluster()
         if cluster.enroot_version is None and not self._asked("enroot"):
-            if find("enroot", self.environ) is None:
+            if not self.client.has("enroot"):
                 return None
             answer = self._try(cluster, "enroot version", "enroot", "version")
             if answer is not None:
@@ -146,12 +154,7 @@ class ClusterReader:
 
     def test_only(self, script: str, cwd: str) -> Answer:
         """``sbatch --test-only`` on a written script: the scheduler's estimate or refusal."""
-        return run(
-            ["sbatch", "--export=ALL", "--test-only", script],
-            timeout=self.timeout * 2,
-            cwd=cwd,
-            environ=self.environ,
-        )
+        return self.client.test_only(script, cwd=cwd)
 
 
 def _output(answer: Answer, command: str, notes: list[Unreadable]) -> str:

@@ -115,6 +115,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "partition-unavailable": ("slurm.partition",),
     "time-over-partition-limit": ("slurm.time", "slurm.partition"),
     "nodes-outside-partition-limits": ("slurm.nodes", "slurm.partition"),
+    "array-over-partition": ("slurm.nodes", "slurm.partition"),
     "gpus-over-node-gres": ("slurm.gpus_per_node", "slurm.ntasks_per_node"),
     "no-gpus-on-partition": ("slurm.partition", "slurm.ntasks_per_node"),
     "cpus-over-node": ("slurm.cpus_per_task",),
@@ -148,6 +149,7 @@ FILE_LEVEL = frozenset(
      "empty-file", "yaml-syntax", "multiple-documents", "root-not-mapping", "duplicate-key",
      "alias-bomb", "too-deep", "invalid-merge", "secret-in-recipe", "secret-in-comment",
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
+     "array-too-large",
      "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe",
      "missing-recipe-key", "unknown-automodel-version", "strategy-unsupported-size",
      "unknown-argument", "missing-argument", "unknown-target", "unknown-recipe"}

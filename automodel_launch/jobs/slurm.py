@@ -3,39 +3,44 @@ exists, and what the job left in its directory where neither knows it any more.
 
 ``squeue --json`` (22.05) lists every job the controller keeps, finished ones
 included for MinJobAge seconds, whatever filter is given: one call answers for
-all jobs asked about. Every command goes through :func:`automodel_launch.cluster.commands.run`
-(bounded output, a timeout, no standard input); what it says is read by
-:mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a command line only after
-:func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one, after ``--`` or ``=``.
+all jobs asked about, array tasks included (:mod:`automodel_launch.jobs.slurm_arrays`);
+the jobs it does not know are asked of ``sacct`` in one more call. Every command goes
+through :class:`automodel_launch.cluster.client.SlurmClient` (its timeouts, its errors);
+what it says is read by :mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a
+command line only after :func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one,
+after ``--`` or ``=``.
 """
 
 from __future__ import annotations
 
-import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered, find, run
+from automodel_launch.cluster.client import (
+    QUERY,
+    TIMEOUT_VARIABLE,
+    SlurmClient,
+    SlurmError,
+    timeout,
+)
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.jobs.slurm_arrays import Listed
 from automodel_launch.jobs.slurm_output import (
-    SACCT_FIELDS,
-    SacctRecord,
     SqueueJob,
     Unreadable,
     decode_json,
     epoch,
     read_job,
-    read_sacct,
+    sacct_records,
     squeue_jobs,
     time_limit,
     wait_status,
 )
 from automodel_launch.jobs.states import FINISHED, SLURM, state_of
 from automodel_launch.jobs.status import (
-    JobError,
     JobStatus,
     exit_code_for,
     format_minutes,
@@ -45,71 +50,49 @@ from automodel_launch.jobs.status import (
 )
 from automodel_launch.secrets import display
 
-TIMEOUT = 30.0
-"""Seconds squeue, sacct and scancel may take (a busy controller answers in a few)."""
-TIMEOUT_VARIABLE = "AUTOMODEL_LAUNCH_SLURM_TIMEOUT"
-"""Overrides the timeouts of Slurm's commands (seconds, at most an hour): a slow controller."""
+__all__ = ["TIMEOUT", "TIMEOUT_VARIABLE", "SlurmUnavailable", "timeout"]
+
+TIMEOUT = QUERY
 NO_ACCOUNTING = "Slurm no longer knows the job (no accounting) and it left no exit status"
+SlurmUnavailable = SlurmError
+"""Slurm cannot be asked (no squeue, no answer), refused, or must not be asked (an id
+that is none)."""
 
 
-class SlurmUnavailable(JobError):
-    """Slurm cannot be asked (no squeue, no answer) or refused."""
-
-
-def timeout(default: float = TIMEOUT) -> float:
-    """The timeout of one command: ``default``, unless :data:`TIMEOUT_VARIABLE` says."""
+def statuses(manifests: Sequence[Manifest], client: SlurmClient | None = None) -> list[JobStatus]:
+    """The status of each job: one ``squeue`` call for them all, and one ``sacct`` call
+    for those it does not list (a 1,000-task array is one query, or two)."""
+    client = client or SlurmClient()
     try:
-        value = float(os.environ.get(TIMEOUT_VARIABLE, default))
-    except ValueError:
-        return default
-    return value if 0 < value <= 3600 else default
-
-
-def statuses(manifests: list[Manifest]) -> list[JobStatus]:
-    """Each job's status: one ``squeue`` for all of them, then one ``sacct`` for all those
-    the controller no longer lists (a sweep of 1,000 points is two calls at most)."""
-    try:
-        live = ask_squeue()
-        problem = None
-    except SlurmUnavailable as exc:
-        live, problem = {}, str(exc)
-    found: dict[str, JobStatus] = {}
-    forgotten: dict[str, list[Manifest]] = {}
-    for manifest in manifests:
+        live, problem = ask_squeue(client), None
+    except SlurmError as exc:
+        live, problem = Listed(), str(exc)
+    found: dict[int, JobStatus] = {}
+    forgotten: dict[int, str] = {}
+    for index, manifest in enumerate(manifests):
         try:
             job_id = checked_id(manifest)
-            raw = live.get(job_id)
+            raw = live.find(job_id)
             if raw is not None:
-                found[manifest.id] = from_squeue(manifest, read_job(raw))
+                found[index] = from_squeue(manifest, read_job(raw))
             elif problem is None:
-                forgotten.setdefault(job_id, []).append(manifest)
-        except (SlurmUnavailable, Unreadable) as exc:
-            found[manifest.id] = from_job_dir(manifest, str(exc))
-    try:
-        records = ask_sacct(list(forgotten))
-    except SlurmUnavailable as exc:
-        records, problem = {}, str(exc)
-    for job_id, group in forgotten.items():
-        record = records.get(job_id)
-        for manifest in group:
-            if isinstance(record, SacctRecord):
-                found[manifest.id] = from_sacct(manifest, record)
+                forgotten[index] = job_id
             else:
-                found[manifest.id] = from_job_dir(manifest, record or problem)
-    return [found.get(m.id) or from_job_dir(m, problem) for m in manifests]
+                found[index] = from_job_dir(manifest, problem)
+        except (SlurmError, Unreadable) as exc:
+            found[index] = from_job_dir(manifest, str(exc))
+    if forgotten:
+        found.update(_from_accounting(client, manifests, forgotten))
+    return [found[index] for index in range(len(manifests))]
 
 
-def ask_squeue() -> dict[str, Any]:
-    """squeue's jobs by id; :class:`SlurmUnavailable` says why there are none to be had."""
-    if find("squeue") is None:
-        raise SlurmUnavailable("squeue is not on PATH")
-    answer = _run("squeue", "--json")
-    if answer.returncode != 0:
-        raise SlurmUnavailable(f"squeue failed: {display(answer.said)}")
+def ask_squeue(client: SlurmClient | None = None) -> Listed:
+    """squeue's jobs by id; :class:`SlurmError` says why there are none to be had."""
+    answer = (client or SlurmClient()).squeue()
     try:
         return squeue_jobs(decode_json(answer.stdout, "squeue --json"))
     except Unreadable as exc:
-        raise SlurmUnavailable(str(exc)) from None
+        raise SlurmError(str(exc)) from None
 
 
 def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
@@ -141,41 +124,38 @@ def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
     )
 
 
-def ask_sacct(job_ids: list[str]) -> dict[str, SacctRecord | str]:
-    """Accounting's records of the jobs the controller forgot, by job id, in one call (a
-    line this version cannot read: why, for that job only); none without accounting
-    (``sacct`` missing, or "accounting storage is disabled")."""
-    if not job_ids or find("sacct") is None:
-        return {}
-    jobs = ",".join(job_ids)  # each checked by checked_id: digits, "_" and "+" only
-    answer = _run("sacct", "-n", "-P", "-X", f"--jobs={jobs}", "-o", "JobID," + SACCT_FIELDS)
-    if answer.returncode != 0:
-        return {}
-    records: dict[str, SacctRecord | str] = {}
-    for line in answer.stdout.strip().splitlines():
-        job_id, _, rest = line.partition("|")
-        if job_id in job_ids and job_id not in records:  # the first line of a job is its own
-            try:
-                records[job_id] = read_sacct(rest)
-            except Unreadable as exc:
-                records[job_id] = str(exc)
-    return records
-
-
-def from_sacct(manifest: Manifest, record: SacctRecord) -> JobStatus:
-    """Accounting's record of a job the controller forgot."""
-    return JobStatus(
-        manifest,
-        state_of(SLURM, record.state),
-        scheduler_state=record.state,
-        reason=record.reason,
-        nodes=record.nodes,
-        started_at=record.started_at,
-        ended_at=record.ended_at,
-        time_limit=record.time_limit or _limit(manifest),
-        exit_code=record.exit_code,
-        log_path=log_path(manifest),
-    )
+def _from_accounting(
+    client: SlurmClient, manifests: Sequence[Manifest], forgotten: dict[int, str]
+) -> dict[int, JobStatus]:
+    """Accounting's record of each job the controller forgot, asked in one call; the job
+    directory's word where there is none."""
+    try:
+        answer = client.sacct(sorted(set(forgotten.values())))
+    except SlurmError as exc:
+        return {i: from_job_dir(manifests[i], str(exc)) for i in forgotten}
+    records, lost = sacct_records(answer.stdout) if answer is not None else (Listed(), [])
+    shown: dict[int, JobStatus] = {}
+    for index, job_id in forgotten.items():
+        record = records.find(job_id)
+        if isinstance(record, Unreadable) or (record is None and lost):
+            shown[index] = from_job_dir(manifests[index], str(record or lost[0]))
+        elif record is None:
+            shown[index] = from_job_dir(manifests[index], None)  # "accounting is disabled"
+        else:
+            manifest = manifests[index]
+            shown[index] = JobStatus(
+                manifest,
+                state_of(SLURM, record.state),
+                scheduler_state=record.state,
+                reason=record.reason,
+                nodes=record.nodes,
+                started_at=record.started_at,
+                ended_at=record.ended_at,
+                time_limit=record.time_limit or _limit(manifest),
+                exit_code=record.exit_code,
+                log_path=log_path(manifest),
+            )
+    return shown
 
 
 def from_job_dir(manifest: Manifest, problem: str | None) -> JobStatus:
@@ -235,45 +215,29 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
 
 
 def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
-    checked_id(manifest, "nothing to cancel")
-    return cancel_many([manifest], wait=wait)[0]
+    return cancel_all([manifest], wait=wait)[0]
 
 
-def cancel_many(manifests: list[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
-    """Cancel the jobs not finished yet in one ``scancel`` (a sweep's points at once), then
-    wait up to ``wait`` seconds for them to end, one status query a round."""
-    before = statuses(manifests)
-    running = [s.manifest for s in before if not s.finished and s.manifest.scheduler_id]
+def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
+    """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
+    tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
+    ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
+    for manifest in manifests:
+        checked_id(manifest, "nothing to cancel")
+    client = SlurmClient()
+    before = statuses(manifests, client)
+    running = [m for m, status in zip(manifests, before, strict=True) if not status.finished]
     if not running:
         return before
-    ids = list(dict.fromkeys(checked_id(m, "nothing to cancel") for m in running))
-    if find("scancel") is None:
-        raise SlurmUnavailable("scancel is not on PATH")
-    answer = _run("scancel", "--", *ids)
-    if answer.returncode != 0:
-        raise SlurmUnavailable(f"scancel refused: {display(answer.said)}")
+    client.scancel([checked_id(m) for m in running])
     for manifest in running:
         mark_cancelled(manifest)
     deadline = time.monotonic() + wait
-    now = statuses(manifests)
+    now = statuses(manifests, client)
     while not all(s.finished for s in now) and time.monotonic() < deadline:
         time.sleep(0.3)
-        now = statuses(manifests)
+        now = statuses(manifests, client)
     return now
-
-
-def _run(*command: str) -> Answer:
-    """One of Slurm's commands, its refusals and silences as :class:`SlurmUnavailable`."""
-    seconds = timeout()
-    try:
-        answer = run(command, timeout=seconds)
-    except Unanswered:
-        raise SlurmUnavailable(f"{command[0]} did not answer within {seconds:g}s") from None
-    except NoSlurm as exc:
-        raise SlurmUnavailable(str(exc)) from None
-    if answer.truncated:
-        raise SlurmUnavailable(f"{command[0]} said more than this tool reads: not read")
-    return answer
 
 
 def _text(value: str | None) -> str | None:

@@ -20,6 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.jobs.slurm_arrays import Listed, pending_ranges
 from automodel_launch.secrets import display
 
 MAX_DEPTH = 64
@@ -161,8 +163,9 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a JSON number")
 
 
-def squeue_jobs(document: Any, command: str = "squeue --json") -> dict[str, Any]:
-    """The jobs of squeue's answer by job id (each still to be read with :func:`read_job`)."""
+def squeue_jobs(document: Any, command: str = "squeue --json") -> Listed:
+    """The jobs of squeue's answer by job id, array tasks by theirs (:class:`Listed`; each
+    still to be read with :func:`read_job`)."""
     if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
         raise Unreadable(f"{command} gave no job list")
     errors = document.get("errors")
@@ -170,56 +173,11 @@ def squeue_jobs(document: Any, command: str = "squeue --json") -> dict[str, Any]
         first = errors[0] if isinstance(errors, list) else errors
         said = first.get("description") or first.get("error") if isinstance(first, dict) else first
         raise Unreadable(f"{command} reported an error: {display(str(said))}")
-    found: dict[str, Any] = {}
+    found = Listed()
     for job in document["jobs"]:
-        job_id = job.get("job_id") if isinstance(job, dict) else None
-        if type(job_id) is int and 0 < job_id <= 2**32:
-            found[str(job_id)] = job
-            tasks = array_tasks(job)
-            started = len(tasks) == 1 and number_of(job.get("array_task_id")) is not None
-            for task in tasks:  # a started task's own record wins over a pending range
-                found[task] = job if started else found.get(task, job)
+        if isinstance(job, dict):
+            found.add_squeue(job)
     return found
-
-
-MAX_TASKS = 100_000
-"""Tasks of one array record read (a sweep has at most as many points)."""
-_RANGE = re.compile(r"([0-9]{1,7})(?:-([0-9]{1,7})(?::([0-9]{1,7}))?)?")
-
-
-def array_tasks(job: dict[str, Any]) -> list[str]:
-    """The ``ARRAY_TASK`` ids a record of a job array stands for: one started task
-    (``array_task_id``), or the pending ones (``array_task_string``: ``0-3%2``, ``1,4-6``,
-    ``0-9:2``). None for a job outside an array or fields this version cannot read."""
-    array = number_of(job.get("array_job_id"))
-    if array is None or array <= 0:
-        return []
-    task = number_of(job.get("array_task_id"))
-    if task is not None and task >= 0:
-        return [f"{array}_{task}"]
-    text = job.get("array_task_string")
-    if not isinstance(text, str) or len(text) > MAX_TEXT:
-        return []
-    tasks: list[str] = []
-    for part in text.split("%")[0].split(","):
-        matched = _RANGE.fullmatch(part)
-        if matched is None:
-            return []
-        first = int(matched.group(1))
-        last = int(matched.group(2) or first)
-        step = max(1, int(matched.group(3) or 1))
-        for index in range(first, min(last, first + MAX_TASKS) + 1, step):
-            tasks.append(f"{array}_{index}")
-            if len(tasks) >= MAX_TASKS:
-                return tasks
-    return tasks
-
-
-def number_of(value: Any) -> int | None:
-    """An integer field of 22.05 (a number) or 23.02+ (``{"set": true, "number": N}``)."""
-    if isinstance(value, dict) and value.get("set") is True and value.get("infinite") is not True:
-        value = value.get("number")
-    return value if type(value) is int else None
 
 
 def read_job(raw: Any, command: str = "squeue --json") -> SqueueJob:
@@ -254,7 +212,8 @@ _TYPES = frozenset({"str", "int", "float", "bool", "list", "dict", "none"})
 
 
 # ------------------------------------------------------------------ sacct
-SACCT_FIELDS = "State,ExitCode,Start,End,NodeList,Timelimit,Reason"
+SACCT_FIELDS = "JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason"
+"""``-o`` of ``sacct -n -P -X``: the job id, then what :func:`read_sacct` reads."""
 _SACCT_STATE = re.compile(r"([A-Z][A-Z_]{0,31})(?: by [0-9]{1,10})?")
 _SACCT_EXIT = re.compile(r"([0-9]{1,3}):([0-9]{1,3})")
 
@@ -270,8 +229,28 @@ class SacctRecord:
     reason: str | None
 
 
+def sacct_records(text: str, command: str = "sacct") -> tuple[Listed, list[Unreadable]]:
+    """The lines of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS` by job id (each a
+    :class:`SacctRecord`, or the :class:`Unreadable` saying why it is not one; the first
+    line of an id stays), and what was said of lines that name no job."""
+    found, lost = Listed(), []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        job_id, _, rest = line.partition("|")
+        if not is_scheduler_id("slurm", job_id) and pending_ranges(job_id) is None:
+            said = f"{command} gave a line this version cannot read ({display(line)})"
+            lost.append(Unreadable(said))
+            continue
+        try:
+            found.add(job_id, read_sacct(rest, command))
+        except Unreadable as exc:
+            found.add(job_id, exc)
+    return found, lost
+
+
 def read_sacct(line: str, command: str = "sacct") -> SacctRecord:
-    """One line of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS`."""
+    """One line of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS` without its job id."""
     parts = line.split("|")
     if len(parts) != 7 or any(len(part) > MAX_TEXT for part in parts):
         raise Unreadable(f"{command} gave a line this version cannot read ({display(line)})")

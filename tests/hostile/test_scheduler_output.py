@@ -182,18 +182,18 @@ def test_squeue_that_never_answers(fake: FakeSlurm, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("line", "note"),
-    [(b"FAILED|\xc2\xb2:0|||||", "sacct gave the exit code '\xb2:0'"),
-     (b"FAILED|" + b"1" * 5000 + b":0|||||", "sacct gave a line this version cannot read (FAILED|"
+    [(b"3|FAILED|\xc2\xb2:0|||||", "sacct gave the exit code '\xb2:0'"),
+     (b"3|FAILED|" + b"1" * 5000 + b":0|||||", "sacct gave a line this version cannot read (FAILED|"
       + "1" * 113 + "...)"),
-     (b"\x1b[2J|1:0|||||", "sacct gave the state '\\\\x1b[2J'"),
-     (b"FAILED|1:0", "sacct gave a line this version cannot read (FAILED|1:0)")],
+     (b"3|\x1b[2J|1:0|||||", "sacct gave the state '\\\\x1b[2J'"),
+     (b"3|FAILED|1:0", "sacct gave a line this version cannot read (FAILED|1:0)")],
 )  # fmt: skip
 def test_sacct_lines_no_slurm_gives(
     fake: FakeSlurm, tmp_path: Path, line: bytes, note: str
 ) -> None:
     job = submitted(fake, tmp_path)
     fake.answer("squeue", '{"errors": [], "jobs": []}')
-    fake.answer("sacct", b"3|" + line + b"\n")
+    fake.answer("sacct", line + b"\n")
     shown = status(job, tmp_path)
     assert (shown["state"], shown["note"]) == ("UNKNOWN", note)
 
@@ -202,8 +202,9 @@ def test_hostile_text_of_sacct_is_cleaned(fake: FakeSlurm, tmp_path: Path) -> No
     job = submitted(fake, tmp_path)
     fake.answer("squeue", '{"errors": [], "jobs": []}')
     text = hostile(TOKENS[3]).replace(b"|", b"")
-    line = b"3|FAILED|2:0|Unknown|Unknown|" + text + b"|" + text + b"|" + text
-    fake.answer("sacct", line + b"\n")
+    fake.answer(
+        "sacct", b"3|FAILED|2:0|Unknown|Unknown|" + text + b"|" + text + b"|" + text + b"\n"
+    )
     shown = status(job, tmp_path)
     assert (shown["state"], shown["exit_code"]) == ("FAILED", 2)
     cleaned = "\\x1b]0;title\\x07\\x1b[2J\\u202e\ufffd\ufffd *** end"
