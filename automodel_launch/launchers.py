@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automodel_launch.layout import LOCAL_SCRIPT, SKYPILOT_TASK, SLURM_SCRIPT
+
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.render.entry import JobSpec
@@ -74,7 +76,7 @@ LAUNCHERS: dict[str, Launcher] = {
     for launcher in (
         Launcher(
             "slurm",
-            "job.sbatch",
+            SLURM_SCRIPT,
             "slurm_jobs",
             "automodel_launch.render.slurm:render_artifact",
             "automodel_launch.submit.slurm:hand_over",
@@ -83,7 +85,7 @@ LAUNCHERS: dict[str, Launcher] = {
         ),
         Launcher(
             "skypilot",
-            "task.yaml",
+            SKYPILOT_TASK,
             "skypilot_jobs",
             "automodel_launch.render.skypilot:render_artifact",
             "automodel_launch.submit.skypilot:hand_over",
@@ -92,7 +94,7 @@ LAUNCHERS: dict[str, Launcher] = {
         ),
         Launcher(
             "interactive",
-            "run.sh",
+            LOCAL_SCRIPT,
             ".",
             "automodel_launch.render.interactive:render_artifact",
             "automodel_launch.submit.local:hand_over",

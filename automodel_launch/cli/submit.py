@@ -10,6 +10,7 @@ import typer
 
 from automodel_launch.cli.common import ProfileOption, SetOption, script_value
 from automodel_launch.cli.render import EntryOption
+from automodel_launch.layout import LOCAL_LOG
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.record import Recorder
@@ -46,7 +47,7 @@ def command(
         bool,
         typer.Option(
             "--detach",
-            help="Local runs: start in the background, output in the job directory's output.log "
+            help=f"Local runs: start in the background, output in the job directory's {LOCAL_LOG} "
             "(Slurm and SkyPilot jobs always run detached).",
         ),
     ] = False,

@@ -38,9 +38,9 @@ from pydantic import (
 from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
 
-MANIFEST = "manifest.json"
 FORMAT = 1
 MAX_BYTES = 1024 * 1024
 """The reader's limit; the bounds below keep every manifest the writer makes under it."""

@@ -16,14 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from automodel_launch.errors import LaunchError
-from automodel_launch.jobs.files import (
-    CANCELLED_FILE,
-    cancelled_marker,
-    exit_status,
-    write_job_file,
-)
+from automodel_launch.jobs.files import cancelled_marker, exit_status, write_job_file
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED, Reason, State, explain
+from automodel_launch.layout import CANCELLED
 
 
 class JobError(LaunchError):
@@ -162,7 +158,7 @@ def mark_cancelled(manifest: Manifest) -> None:
     """Best effort: a job directory that is gone or read-only only loses the marker."""
     with contextlib.suppress(OSError):
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime())
-        write_job_file(Path(manifest.job_dir), CANCELLED_FILE, stamp)
+        write_job_file(Path(manifest.job_dir), CANCELLED, stamp)
 
 
 def exit_code_for(status: JobStatus) -> int:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.launchers import launcher_of
+from automodel_launch.layout import JOB_CONFIG
 from automodel_launch.loading import LoadedFile
-from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.jobconfig import job_config_text
 
 
@@ -19,5 +20,5 @@ def job_files(document: LaunchDocument, loaded: LoadedFile, artifact: str) -> di
     launcher = launcher_of(document)
     return {
         launcher.artifact: launcher.job_file(artifact),
-        JOB_CONFIG_NAME: job_config_text(loaded),
+        JOB_CONFIG: job_config_text(loaded),
     }

@@ -14,8 +14,9 @@ from automodel_launch import __version__
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.layout import EXIT_CODE, JOB_CONFIG, RANK_LOGS, SLURM_LOG_PATTERN, staging
 from automodel_launch.render import requeue
-from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
@@ -27,16 +28,16 @@ STEP_GPUS = '${SLURM_GPUS_ON_NODE:+"--gpus-per-node=$SLURM_GPUS_ON_NODE"}'
 """An exclusive job holds every GPU of its nodes, but a step gets none of those it did
 not ask for (srun(1), seen on Slurm 22.05): ask for the node's GPUs where it has any."""
 RANK_PREFIX = (
-    'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/torchrun" '
+    f'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/{RANK_LOGS}" '
     'TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[rank\\${rank}]:"'
 )
 """torchrun (through its ``PET_*`` variables) tags each output line with the global rank
 (``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
 ``torchrun/`` in the job directory."""
 RECORD_EXIT = (
-    """trap 'set -- "$?"; rm -f "$JOB_DIR/exit_code.tmp"; """
-    """(set -C; printf "%s\\n" "$1" > "$JOB_DIR/exit_code.tmp") """
-    """&& mv -f "$JOB_DIR/exit_code.tmp" "$JOB_DIR/exit_code"' EXIT"""
+    f"""trap 'set -- "$?"; rm -f "$JOB_DIR/{staging(EXIT_CODE)}"; """
+    f"""(set -C; printf "%s\\n" "$1" > "$JOB_DIR/{staging(EXIT_CODE)}") """
+    f"""&& mv -f "$JOB_DIR/{staging(EXIT_CODE)}" "$JOB_DIR/{EXIT_CODE}"' EXIT"""
 )
 """The job leaves its exit status in the job directory: ``status`` reads it when Slurm
 no longer knows the job (no accounting, and past MinJobAge). It is written to a new file
@@ -82,7 +83,7 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
         ("mail-user", cfg.mail_user),
         ("dependency", cfg.dependency),
         ("chdir", cfg.chdir),
-        ("output", f"{spec.job_dir}/%x_%j.out"),
+        ("output", f"{spec.job_dir}/{SLURM_LOG_PATTERN}"),
     ]
     lines = ["#!/bin/bash"]
     lines += [f"#SBATCH --{name}" + ("" if value is True else f"={value}")
@@ -179,7 +180,7 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
     srun += torchrun_words(
         cfg.ntasks_per_node, rendezvous, max_restarts=ft.max_restarts if ft else None
     )
-    srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG_NAME}')
+    srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG}')
     return requeue.launch(cfg, join_lines(srun) + "\n")
 
 

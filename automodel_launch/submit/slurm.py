@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered, find, run
 from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.secrets import display, looks_like_token
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
     from automodel_launch.launchers import Handover
 
-SCRIPT = "job.sbatch"
 TIMEOUT = 120.0
 """sbatch waits on a busy controller; ``AUTOMODEL_LAUNCH_SLURM_TIMEOUT`` overrides it."""
 CLUSTER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -33,7 +33,7 @@ def submit_slurm(
     if find("sbatch") is None:
         raise SubmitError("sbatch is not on PATH: submit from a Slurm login node")
     seconds = slurm_timeout(TIMEOUT) if timeout is None else timeout
-    command = ["sbatch", "--export=ALL", "--test-only" if dry_run else "--parsable", SCRIPT]
+    command = ["sbatch", "--export=ALL", "--test-only" if dry_run else "--parsable", SLURM_SCRIPT]
     try:
         answer = run(command, timeout=seconds, cwd=str(job_dir), limit=OUTPUT_LIMIT)
     except Unanswered:
