@@ -7,8 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-LAUNCHER_NAMES = {"slurm": "slurm", "skypilot": "skypilot", "local": "interactive",
-                  "interactive": "interactive"}  # fmt: skip
+from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE
+
+LAUNCHER_NAMES: dict[str, str] = {**{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE}
+"""--launcher -> the launcher of the jobs shown (``local`` is the interactive one)."""
 
 
 def command(
