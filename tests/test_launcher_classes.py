@@ -174,3 +174,33 @@ def test_local_runs_are_each_answered(tmp_path: Path) -> None:
         ("COMPLETED", None),
         ("UNKNOWN", "the run never started"),
     ]
+
+
+def test_skypilot_hands_status_logs_and_cancel_to_its_backend(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the SDK is not installed: the backend's functions, recorded."""
+    from automodel_launch.jobs import skypilot as backend
+    from automodel_launch.jobs.status import JobStatus
+
+    calls: list[Any] = []
+
+    def statuses(manifests: list[Manifest]) -> list[JobStatus]:
+        calls.append(("statuses", len(manifests)))
+        return [JobStatus(m, "RUNNING") for m in manifests]
+
+    def logs(m: Manifest, *, follow: bool, rank: int | None = None) -> int:
+        calls.append(("logs", m.id, follow, rank))
+        return 5
+
+    def cancel(m: Manifest) -> JobStatus:
+        calls.append(("cancel", m.id))
+        return JobStatus(m, "CANCELLED")
+
+    for name, function in (("statuses", statuses), ("logs", logs), ("cancel", cancel)):
+        monkeypatch.setattr(backend, name, function)
+    job = manifest(tmp_path, "skypilot", "5", managed=True)
+    assert [s.state for s in LAUNCHERS["skypilot"].statuses([job, job])] == ["RUNNING"] * 2
+    assert LAUNCHERS["skypilot"].logs(job, follow=True, rank=2) == 5
+    assert LAUNCHERS["skypilot"].cancel(job).state == "CANCELLED"
+    assert calls == [("statuses", 2), ("logs", "abc123", True, 2), ("cancel", "abc123")]
