@@ -48,5 +48,5 @@ def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(recipe: Pat
 
 
 def test_sweep_options_are_checked_as_on_the_command_line(recipe: Path) -> None:
-    with pytest.raises(SweepError, match="optimizer.lr is given to both --set and --sweep"):
+    with pytest.raises(SweepError, match=r"optimizer\.lr is given to both --set and --sweep"):
         api.plan(recipe, sweep=["optimizer.lr=1,2"], sets=["optimizer.lr=3"])

@@ -167,3 +167,85 @@ def test_validate_render_and_schema_never_import_job_tracking(path: Path) -> Non
 )  # fmt: skip
 def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
     assert crosses(path, ("automodel_launch.cluster", "automodel_launch.cli.preflight")) == []
+
+
+# ------------------------------------------------------------------ the launchers
+LAUNCHER_CLASSES = sorted(p for p in modules("launchers") if p.name != "__init__.py")
+
+
+def loaded_on_import(path: Path) -> set[str]:
+    """What importing the module loads: its top-level imports, without those under
+    ``if TYPE_CHECKING:`` (an import inside a function waits for the call)."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def test_every_launcher_class_is_in_the_table() -> None:
+    table = (PACKAGE / "launchers" / "__init__.py").read_text(encoding="utf-8")
+    assert [p.stem for p in LAUNCHER_CLASSES] == ["interactive", "skypilot", "slurm"]
+    assert all(
+        f"from automodel_launch.launchers.{p.stem} import" in table for p in LAUNCHER_CLASSES
+    )
+
+
+@pytest.mark.parametrize("path", LAUNCHER_CLASSES, ids=lambda p: p.name)
+def test_each_launcher_calls_its_renderer_submitter_and_backend(path: Path) -> None:
+    """The calls are imports the checks here (and the type checker) see, not strings."""
+    called = {
+        name.rsplit(".", 1)[0]
+        for name in project_imports(path)
+        if name.startswith(
+            ("automodel_launch.render.", "automodel_launch.submit.", "automodel_launch.jobs.")
+        )
+    }
+    expected = {
+        "interactive.py": {"render.interactive", "submit.local", "jobs.local", "jobs.ids"},
+        "skypilot.py": {"render.skypilot", "submit.skypilot", "jobs.skypilot", "jobs.ids"},
+        "slurm.py": {"render.slurm", "submit.slurm", "jobs.slurm", "jobs.ids"},
+    }[path.name]
+    assert {f"automodel_launch.{m}" for m in expected} <= called
+
+
+@pytest.mark.parametrize("path", modules("launchers"), ids=lambda p: p.name)
+def test_the_launcher_table_loads_only_what_it_is_asked_for(path: Path) -> None:
+    """Importing the table is cheap: the SkyPilot SDK, the renderers, the scheduler's
+    backends and job tracking load when a launcher is called, not when it is listed."""
+    allowed = {
+        "__future__", "collections.abc", "dataclasses", "pathlib", "typing",
+        "automodel_launch.launcher_names", "automodel_launch.layout",
+        "automodel_launch.launchers.interactive", "automodel_launch.launchers.skypilot",
+        "automodel_launch.launchers.slurm",
+    }  # fmt: skip
+    assert loaded_on_import(path) - allowed == set()
+
+
+@pytest.mark.parametrize("path", modules("launchers"), ids=lambda p: p.name)
+def test_launchers_never_reach_the_cli_or_the_reporters(path: Path) -> None:
+    forbidden = ("automodel_launch.cli", "automodel_launch.report", "rich", "typer", "sky")
+    assert crosses(path, forbidden) == []
+
+
+def test_only_the_table_and_its_users_import_the_launchers() -> None:
+    """render, prepare, submit and the job commands reach a launcher through the table;
+    the validate path never does (it reads :mod:`automodel_launch.launcher_names`)."""
+    users = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if not path.is_relative_to(PACKAGE / "launchers")
+        and crosses(path, ("automodel_launch.launchers",))
+    )
+    assert users == [
+        "api.py", "cli/submit.py", "jobs/ids.py", "jobs/status.py", "plan/after.py",
+        "plan/plan.py", "plan/render.py", "plan/submit.py", "prepare.py", "render/job.py",
+        "submit/local.py", "submit/skypilot.py", "submit/slurm.py",
+    ]  # fmt: skip
+    validate_path = (
+        modules("config") + modules("loading") + modules("rules") + modules("validation")
+        + modules("cli/validate") + modules("cli/fast")
+    )  # fmt: skip
+    assert [str(p) for p in validate_path if crosses(p, ("automodel_launch.launchers",))] == []

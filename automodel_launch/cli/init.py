@@ -9,8 +9,9 @@ from typing import Annotated, Any
 import typer
 
 from automodel_launch.cli.common import ProfileOption
+from automodel_launch.launcher_names import WITH_SECTION
 
-SECTIONS: dict[str, str | None] = {"slurm": "slurm", "skypilot": "skypilot", "none": None}
+SECTIONS: dict[str, str | None] = {**{name: name for name in WITH_SECTION}, "none": None}
 """--launcher -> the section init writes (none: interactive, no section)."""
 
 

@@ -11,11 +11,13 @@ import typer
 if TYPE_CHECKING:
     from automodel_launch.jobs.status import JobStatus
 
+from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE
+
 DEFAULT_ROWS = 50
 """Rows of the table by default: the newest, which is what a glance at ``jobs`` is for; a
 registry of 10,000 jobs is still listed at once (``--limit 0`` lists every one)."""
-LAUNCHER_NAMES = {"slurm": "slurm", "skypilot": "skypilot", "local": "interactive",
-                  "interactive": "interactive"}  # fmt: skip
+LAUNCHER_NAMES: dict[str, str] = {**{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE}
+"""--launcher -> the launcher of the jobs shown (``local`` is the interactive one)."""
 
 
 def command(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from automodel_launch.errors import LaunchError
+from automodel_launch.layout import SLURM_SCRIPT
 
 if TYPE_CHECKING:
     from automodel_launch.results import FileReport
@@ -54,4 +55,4 @@ def _script_of(report: FileReport, job_dir: Path) -> str | None:
         prepared = render_report(report, Path(report.path), entry=EntryChoice(), job_dir=job_dir)
     except (JobDirError, EntryError):
         return None
-    return prepared.files.get("job.sbatch")
+    return prepared.files.get(SLURM_SCRIPT)

@@ -17,6 +17,7 @@ from automodel_launch.cli.common import (
     sweep_axes,
 )
 from automodel_launch.cli.render import EntryOption
+from automodel_launch.layout import LOCAL_LOG
 
 if TYPE_CHECKING:
     from automodel_launch.plan.plan import JobPlan
@@ -52,7 +53,7 @@ def command(
         bool,
         typer.Option(
             "--detach",
-            help="Local runs: start in the background, output in the job directory's output.log "
+            help=f"Local runs: start in the background, output in the job directory's {LOCAL_LOG} "
             "(Slurm and SkyPilot jobs always run detached).",
         ),
     ] = False,

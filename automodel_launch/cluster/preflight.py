@@ -18,6 +18,7 @@ from automodel_launch.cluster.model import Cluster, Unreadable
 from automodel_launch.cluster.parse import test_only_answer
 from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import sort_key
+from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.results import FileReport
 from automodel_launch.secrets import display
 
@@ -131,8 +132,8 @@ class Preflight:
             script = script_of(report, Path(tmp))
             if script is None:
                 return
-            (Path(tmp) / "job.sbatch").write_text(script, encoding="utf-8")
-            answer = self.reader.test_only("job.sbatch", tmp)
+            (Path(tmp) / SLURM_SCRIPT).write_text(script, encoding="utf-8")
+            answer = self.reader.test_only(SLURM_SCRIPT, tmp)
         said = test_only_answer(answer.stderr or answer.stdout)
         if answer.returncode != 0:
             about = next((f for text, f in REFUSALS.items() if text in said), "")

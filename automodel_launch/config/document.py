@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,8 +18,9 @@ from automodel_launch.config.recipe import (
 from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.config.types import OpenSection
+from automodel_launch.launcher_names import INTERACTIVE, SECTIONS, WITH_SECTION, LauncherName
 
-LAUNCHERS = ("slurm", "skypilot", "k8s", "nemo_run")
+LAUNCHERS = SECTIONS
 """Every launcher section AutoModel defines; a recipe has at most one."""
 LAUNCHED_BY_AUTOMODEL = {
     "k8s": "run `automodel FILE`: AutoModel applies a Kubeflow PyTorchJob with kubectl (or "
@@ -28,7 +29,7 @@ LAUNCHED_BY_AUTOMODEL = {
     "to the NeMo-Run executor (or launch here with slurm: or skypilot:)",
 }
 """Launchers validated here but launched by AutoModel itself, and how to launch them."""
-LAUNCHER_SECTIONS = frozenset({"slurm", "skypilot", "k8s", "nemo_run", "fault_tolerance"})
+LAUNCHER_SECTIONS = frozenset({*SECTIONS, "fault_tolerance"})
 """Sections the launcher owns: strict, and removed from the job config."""
 UNSUPPORTED_LAUNCHERS = {
     "kubernetes": "AutoModel's Kubernetes section is k8s:; or use skypilot: with cloud: kubernetes",
@@ -120,12 +121,9 @@ class LaunchDocument(OpenSection):
     lepton: Any = _not_launched(_UNRELEASED_NOTE)
 
     @property
-    def launcher(self) -> Literal["slurm", "skypilot", "interactive"]:
-        if self.slurm is not None:
-            return "slurm"
-        if self.skypilot is not None:
-            return "skypilot"
-        return "interactive"
+    def launcher(self) -> LauncherName:
+        """The launcher whose section the document has (at most one); none: interactive."""
+        return next((name for name in WITH_SECTION if getattr(self, name) is not None), INTERACTIVE)
 
     @property
     def launcher_section(self) -> SlurmConfig | SkyPilotConfig | None:

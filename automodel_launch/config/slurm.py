@@ -35,6 +35,7 @@ from automodel_launch.config.types import (
     StrictSection,
     fail,
 )
+from automodel_launch.layout import JOB_CONFIG
 
 DEFAULT_CONTAINER = "nvcr.io/nvidia/nemo:dev"
 
@@ -223,7 +224,7 @@ class SlurmConfig(StrictSection):
         default=None,
         description="Shell text each node runs instead of the generated torchrun command "
         "(inside the container when there is one). MASTER_ADDR, MASTER_PORT, WORLD_SIZE and "
-        "JOB_DIR stay exported; the recipe is `$JOB_DIR/job_config.yaml`. AutoModel's own key.",
+        f"JOB_DIR stay exported; the recipe is `$JOB_DIR/{JOB_CONFIG}`. AutoModel's own key.",
     )
     sbatch_args: list[SbatchArg] = Field(
         default_factory=list,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
+from automodel_launch.launcher_names import BY_AUTOMODEL, SECTIONS, WITH_SECTION
+
 _RANKS = (
     "slurm.nodes", "slurm.ntasks_per_node", "skypilot.num_nodes", "skypilot.accelerators",
     "skypilot.gpus_per_node", "k8s.num_nodes", "k8s.gpus_per_node",
@@ -18,10 +20,10 @@ _RANKS = (
 """The launcher fields that set the ranks AutoModel's mesh and batch sizes must fit."""
 
 BY_CODE: dict[str, tuple[str, ...]] = {
-    "multiple-launchers": ("slurm", "skypilot", "k8s", "nemo_run"),
+    "multiple-launchers": SECTIONS,
     "unsupported-launcher": ("kubernetes",),
-    "launched-by-automodel": ("k8s", "nemo_run"),
-    "nothing-to-train": ("slurm", "skypilot", "k8s", "nemo_run"),
+    "launched-by-automodel": BY_AUTOMODEL,
+    "nothing-to-train": SECTIONS,
     "own-sbatch-script": ("slurm.script",),
     "invalid-image": ("k8s.image",),
     "invalid-k8s-name": ("k8s.namespace", "k8s.pvc_mounts.claim"),
@@ -29,7 +31,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "nemo-run-unknown-field": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-field-replaced": ("nemo_run", "nemo_run.overrides"),
     "nemo-run-not-in-release": ("nemo_run",),
-    "launcher-only": ("slurm", "skypilot"),
+    "launcher-only": WITH_SECTION,
     "unreleased-launcher": ("lepton",),
     "path-not-mounted": ("slurm.extra_mounts", "slurm.hf_home", "checkpoint.checkpoint_dir"),
     "invalid-time": ("slurm.time",),
@@ -131,7 +133,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "ep-size-mismatch": _RANKS,
     "dp-replicate-mismatch": _RANKS,
     "size-not-positive": ("step_scheduler",),
-    "mesh-needs-nodes": ("slurm", "skypilot", "k8s"),
+    "mesh-needs-nodes": (*WITH_SECTION, "k8s"),
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
     "profile-not-applied": ("*.profile",),
@@ -157,7 +159,7 @@ FILE_LEVEL = frozenset(
 """Codes about the file (or the job script) as a whole, or about recipe sections no field
 here describes."""
 
-LAUNCHER_SECTIONS = ("slurm", "skypilot", "fault_tolerance")
+LAUNCHER_SECTIONS = (*WITH_SECTION, "fault_tolerance")
 
 
 def codes_for(path: str, node: dict[str, object], *, required: bool, section: bool) -> list[str]:

@@ -25,15 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from automodel_launch.layout import CANCELLED, EXIT_CODE
 from automodel_launch.loading.files import NotRegular, TooLarge, read_chunk, read_regular
 
 T = TypeVar("T")
 _Read = Callable[[int], bytes]
 
-EXIT_FILE = "exit_code"
-"""Written by the job itself (the SBATCH script's EXIT trap, the local run's wrapper)."""
-CANCELLED_FILE = "cancelled"
-"""Written by ``cancel``: the job was stopped on purpose."""
 SMALL_FILE_BYTES = 4096
 """``exit_code`` and ``cancelled`` hold one short line."""
 _EXIT_STATUS = re.compile(r"[ \t\r\n]*(-?[0-9]{1,3})[ \t\r\n]*")
@@ -79,14 +76,14 @@ def read_job_chunk(job_dir: Path, name: str, offset: int, limit: int) -> bytes |
 def exit_status(job_dir: Path) -> Reading[int]:
     """What the job wrote to ``exit_code``: its exit status, or unknown and why."""
     try:
-        text = read_job_file(job_dir, EXIT_FILE, SMALL_FILE_BYTES)
+        text = read_job_file(job_dir, EXIT_CODE, SMALL_FILE_BYTES)
     except Unreadable as exc:
-        return Reading(None, f"{EXIT_FILE} is not read: {exc.reason}")
+        return Reading(None, f"{EXIT_CODE} is not read: {exc.reason}")
     if text is None:
         return Reading(None)
     match = _EXIT_STATUS.fullmatch(text)
     if match is None or abs(int(match.group(1))) > 255:
-        return Reading(None, f"{EXIT_FILE} holds no exit status")
+        return Reading(None, f"{EXIT_CODE} holds no exit status")
     return Reading(int(match.group(1)))
 
 
@@ -94,9 +91,9 @@ def cancelled_marker(job_dir: Path) -> Reading[bool]:
     """Whether ``cancel`` marked the job: a regular file named ``cancelled`` (what it holds,
     the time, is not needed); one that is something else is ignored, with a note."""
     try:
-        text = read_job_file(job_dir, CANCELLED_FILE, SMALL_FILE_BYTES)
+        text = read_job_file(job_dir, CANCELLED, SMALL_FILE_BYTES)
     except Unreadable as exc:
-        return Reading(False, f"{CANCELLED_FILE} is not read: {exc.reason}")
+        return Reading(False, f"{CANCELLED} is not read: {exc.reason}")
     return Reading(text is not None)
 
 

@@ -12,7 +12,6 @@ import signal
 import time
 from pathlib import Path
 
-from automodel_launch.jobs.files import EXIT_FILE
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import (
@@ -22,8 +21,7 @@ from automodel_launch.jobs.status import (
     left_behind,
     mark_cancelled,
 )
-
-LOG = "output.log"
+from automodel_launch.layout import EXIT_CODE, LOCAL_LOG
 
 
 def process_start(pid: int) -> str | None:
@@ -50,13 +48,13 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
 
 def status_of(manifest: Manifest) -> JobStatus:
     detached = bool(manifest.details.get("detached"))
-    log = str(Path(manifest.job_dir) / LOG) if detached else None
+    log = str(Path(manifest.job_dir) / LOCAL_LOG) if detached else None
     started = manifest.details.get("started_at")
     started_at = float(started) if isinstance(started, (int, float)) else None
     left = left_behind(manifest)
     if left is not None:
         state, code = left
-        ended = _mtime(Path(manifest.job_dir) / EXIT_FILE)
+        ended = _mtime(Path(manifest.job_dir) / EXIT_CODE)
         return JobStatus(
             manifest, state, scheduler_state=state.lower(), nodes="localhost",
             started_at=started_at, ended_at=ended or time.time(), exit_code=code, log_path=log,
@@ -80,7 +78,7 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
             "this run was in the foreground: its output went to the terminal, not to a file"
         )
     final = follow_file(
-        Path(manifest.job_dir) / LOG, lambda: status_of(manifest), follow=follow, rank=rank
+        Path(manifest.job_dir) / LOCAL_LOG, lambda: status_of(manifest), follow=follow, rank=rank
     )
     return exit_code_for(final) if follow else 0
 

@@ -12,10 +12,11 @@ import re
 import time
 from pathlib import Path
 
-from automodel_launch.jobs.manifest import MANIFEST, Manifest, read_manifest
+from automodel_launch.jobs.manifest import Manifest, read_manifest
 from automodel_launch.jobs.registry import Registry, open_registry
 from automodel_launch.jobs.status import JobError
 from automodel_launch.jobs.sweeps import Sweep
+from automodel_launch.layout import MANIFEST
 
 _SPAN = re.compile(r"^([0-9]+)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

@@ -41,9 +41,10 @@ from pydantic import (
 from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.launcher_names import LauncherName
+from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
 
-MANIFEST = "manifest.json"
 FORMAT = 1
 MAX_BYTES = 1024 * 1024
 """The reader's limit; the bounds below keep every manifest the writer makes under it."""
@@ -116,7 +117,7 @@ class Manifest(BaseModel):
     id: Id
     """Ours, given at submit: 12 hex digits (6 to 32 are read), stable across reindexing."""
     name: Name
-    launcher: Literal["slurm", "skypilot", "interactive"]
+    launcher: LauncherName
     job_dir: AbsolutePath
     submitted_at: Annotated[str, Field(pattern=_STAMP)]
     """ISO 8601, UTC."""

@@ -13,14 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.jobs.manifest import (
-    MANIFEST,
-    Manifest,
-    new_manifest,
-    sweep_point,
-    update_manifest,
-)
+from automodel_launch.jobs.manifest import Manifest, new_manifest, sweep_point, update_manifest
 from automodel_launch.jobs.registry import RegistryError, open_registry
+from automodel_launch.layout import MANIFEST
 
 
 class Recorder:

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.manifest import (
-    MANIFEST,
     STAMP,
     Manifest,
     ManifestError,
     manifest_from_json,
     read_manifest,
 )
+from automodel_launch.layout import MANIFEST
 
 STATE_DIR_VARIABLE = "AUTOMODEL_LAUNCH_STATE_DIR"
 TIMEOUT_VARIABLE = "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT"

@@ -48,6 +48,7 @@ from automodel_launch.jobs.status import (
     mark_cancelled,
     read_exit_code,
 )
+from automodel_launch.layout import slurm_log
 from automodel_launch.secrets import display
 
 __all__ = ["TIMEOUT", "TIMEOUT_VARIABLE", "SlurmUnavailable", "timeout"]
@@ -196,7 +197,7 @@ def log_path(manifest: Manifest) -> str | None:
     job_id = manifest.scheduler_id
     if not job_id or not is_scheduler_id("slurm", job_id):
         return None
-    return str(Path(manifest.job_dir) / f"{manifest.name}_{job_id}.out")
+    return str(Path(manifest.job_dir) / slurm_log(manifest.name, job_id))
 
 
 def status_of(manifest: Manifest) -> JobStatus:

@@ -1,29 +1,28 @@
-"""A job's status as every command shows it, and the backend of each launcher.
+"""A job's status as every command shows it, and the launcher that answers for a job.
 
-A backend is a module of three functions: ``statuses(manifests)`` (one scheduler query
-for many jobs), ``logs(manifest, follow, rank)`` (returns the exit code to end with) and
-``cancel(manifest)``. What a finished job leaves in its directory (``exit_code``, and
-``cancelled`` when ``cancel`` stopped it) answers when the scheduler no longer knows it.
+Each launcher (:class:`automodel_launch.launchers.Launcher`) answers
+``statuses(manifests)`` (one scheduler query for many jobs), ``logs(manifest, follow,
+rank)`` (returns the exit code to end with) and ``cancel(manifest)``. What a finished job
+leaves in its directory (``exit_code``, and ``cancelled`` when ``cancel`` stopped it)
+answers when the scheduler no longer knows it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.errors import LaunchError
-from automodel_launch.jobs.files import (
-    CANCELLED_FILE,
-    cancelled_marker,
-    exit_status,
-    write_job_file,
-)
+from automodel_launch.jobs.files import cancelled_marker, exit_status, write_job_file
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED, Reason, State, explain
+from automodel_launch.layout import CANCELLED
+
+if TYPE_CHECKING:
+    from automodel_launch.launchers import Launcher
 
 
 class JobError(LaunchError):
@@ -112,13 +111,13 @@ def gpu_hours(elapsed: float | None, details: dict[str, Any]) -> float | None:
     return elapsed / 3600 * nodes * gpus
 
 
-def backend(launcher: str) -> Any:
-    """The module of :attr:`automodel_launch.launchers.Launcher.backend`."""
+def backend(launcher: str) -> Launcher:
+    """The launcher that answers for a job's ``status``, ``logs`` and ``cancel``."""
     from automodel_launch.launchers import LAUNCHERS
 
     if launcher not in LAUNCHERS:
         raise JobError(f"the job's launcher {launcher!r} is not one this version knows")
-    return importlib.import_module(LAUNCHERS[launcher].backend)
+    return LAUNCHERS[launcher]
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
@@ -196,7 +195,7 @@ def mark_cancelled(manifest: Manifest) -> None:
     """Best effort: a job directory that is gone or read-only only loses the marker."""
     with contextlib.suppress(OSError):
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime())
-        write_job_file(Path(manifest.job_dir), CANCELLED_FILE, stamp)
+        write_job_file(Path(manifest.job_dir), CANCELLED, stamp)
 
 
 def exit_code_for(status: JobStatus) -> int:

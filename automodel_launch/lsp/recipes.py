@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-_SECTIONS = ("recipe", "slurm", "skypilot", "step_scheduler", "fault_tolerance", "k8s", "nemo_run")
+from automodel_launch.launcher_names import SECTIONS
+
+_SECTIONS = ("recipe", *SECTIONS, "step_scheduler", "fault_tolerance")
 _MARKER = re.compile(
     r"^(?:(?:" + "|".join(_SECTIONS) + r")[ \t]*:(?:[ \t]|$)|[ \t]*(?:-[ \t]+)?_target_[ \t]*:)",
     re.MULTILINE,

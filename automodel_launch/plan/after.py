@@ -48,9 +48,11 @@ def _scheduler_ids(job: str, given: str) -> list[str]:
         manifests = points or [find_job(job)]
     except LaunchError as exc:  # no such job, or one that cannot be read
         raise AfterError(f"--after {given}: {exc}", hint=exc.hint) from None
+    from automodel_launch.launchers import LAUNCHERS
+
     found = []
     for manifest in manifests:
-        if manifest.launcher != "slurm":
+        if not LAUNCHERS[manifest.launcher].dependencies:
             raise AfterError(
                 f"--after {given}: job {manifest.id} ran with {manifest.launcher}; only a Slurm "
                 "job can wait for another, and only for a Slurm job",

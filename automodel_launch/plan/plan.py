@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch.diagnostics import Diagnostic, Severity, dotted, sort_key
+from automodel_launch.layout import POINTS
 from automodel_launch.plan.sweep import Axis, Point, points
-from automodel_launch.render.entry import POINTS
 from automodel_launch.results import FileReport
 
 if TYPE_CHECKING:
@@ -90,8 +90,12 @@ class JobPlan:
         return self.root if not self.is_sweep else self.root / point_dir(job.point.index)
 
 
-ARRAY_LAUNCHERS = frozenset({"slurm"})
-"""Launchers whose scheduler runs a sweep as one job array (its tasks share one script)."""
+def runs_arrays(launcher: str) -> bool:
+    """Whether the launcher's scheduler runs a sweep as one job array (its tasks share one
+    script): :attr:`~automodel_launch.launchers.Launcher.arrays`."""
+    from automodel_launch.launchers import LAUNCHERS
+
+    return launcher in LAUNCHERS and LAUNCHERS[launcher].arrays
 
 
 def point_dir(index: int) -> str:
@@ -134,7 +138,7 @@ def plan_jobs(
 def _shared_section(report: FileReport, point: Point) -> None:
     """A swept field of the launcher section of an array: every task has the same one."""
     document = report.document
-    if document is None or document.launcher not in ARRAY_LAUNCHERS:
+    if document is None or not runs_arrays(document.launcher):
         return
     found = [
         Diagnostic(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from automodel_launch.errors import LaunchError
-from automodel_launch.plan.plan import ARRAY_LAUNCHERS, JobPlan, environ_of, point_dir
+from automodel_launch.plan.plan import JobPlan, environ_of, point_dir, runs_arrays
 from automodel_launch.prepare import (
     EntryChoice,
     default_job_dir,
@@ -88,13 +88,13 @@ def _render_points(
         shown.append(f"# point {job.point.index}: {job.point.label}\n{job.prepared.artifact}")
     document = plan.document
     assert document is not None
-    if document.launcher in ARRAY_LAUNCHERS:
+    if runs_arrays(document.launcher):
         script = _array_script(plan, root, entry, nproc_per_node, environ, after)
         from automodel_launch.launchers import launcher_of
 
-        artifact_name = launcher_of(document).artifact
-        files = {k: v for k, v in files.items() if not k.endswith("/" + artifact_name)}
-        files[artifact_name] = launcher_of(document).job_file(script)
+        launcher = launcher_of(document)
+        files = {k: v for k, v in files.items() if not k.endswith("/" + launcher.artifact)}
+        files[launcher.artifact] = launcher.job_files(script, "")[launcher.artifact]
         plan.artifact = script
     else:
         plan.artifact = "\n".join(shown)

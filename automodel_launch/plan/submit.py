@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch.errors import LaunchError, UsageError
-from automodel_launch.plan.plan import ARRAY_LAUNCHERS, JobPlan, PlannedJob, values_of
+from automodel_launch.plan.plan import JobPlan, PlannedJob, values_of
 
 if TYPE_CHECKING:
     from automodel_launch.jobdir import Written
@@ -46,19 +46,22 @@ class Submission:
 
 def refuse_unsupported(plan: JobPlan, launcher: str, *, detach: bool, after: bool) -> None:
     """What the launcher cannot do with this plan, before anything is written."""
-    if after and launcher != "slurm":
+    from automodel_launch.launchers import LAUNCHERS
+
+    chosen = LAUNCHERS[launcher]
+    if after and not chosen.dependencies:
         raise UsageError(
             f"--after: {launcher} jobs cannot wait for another job; only Slurm's can",
             hint="submit this one when the other has ended",
         )
-    if not plan.is_sweep:
+    if not plan.is_sweep or chosen.arrays:
         return
-    if launcher == "skypilot":
+    if chosen.detached:  # its own scheduler runs them, but no array: one job per point
         raise UsageError(
-            "--sweep with skypilot: not supported yet; submit each value on its own "
+            f"--sweep with {launcher}: not supported yet; submit each value on its own "
             "(--set KEY=VALUE)"
         )
-    if launcher not in ARRAY_LAUNCHERS and detach:
+    if detach:
         raise UsageError(
             "--sweep --detach on this node: not supported yet; the points run one after "
             "another in the foreground without --detach"
@@ -103,7 +106,7 @@ def submit_plan(
     if summary is not None:
         say("\n".join(["checking:" if dry_run else "submitting:", *summary(plan)]))
     done = Submission(plan, sweep=recorders[0].manifest.sweep if plan.is_sweep else None)
-    if plan.is_sweep and launcher.name not in ARRAY_LAUNCHERS:
+    if plan.is_sweep and not launcher.arrays:
         _run_points(plan, recorders, launcher, done, written, environ, dry_run=dry_run, say=say)
     else:
         submitted = _hand_over(

@@ -6,9 +6,11 @@ nothing: this room is imported only when a profile or an override is in play.
 
 from __future__ import annotations
 
+from automodel_launch.launcher_names import WITH_SECTION
 from automodel_launch.settings import PROFILE_VARIABLE, SITE_PROFILES_VARIABLE
 
 SITE_VARIABLE = SITE_PROFILES_VARIABLE
-LAUNCHERS = ("slurm", "skypilot")
+LAUNCHERS = WITH_SECTION
+"""The launcher sections a profile may hold."""
 
 __all__ = ["LAUNCHERS", "PROFILE_VARIABLE", "SITE_VARIABLE"]

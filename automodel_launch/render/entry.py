@@ -23,9 +23,6 @@ from automodel_launch.render.shell import quote
 from automodel_launch.secrets import looks_like_token
 
 CONFIG_TOKEN = "{config}"
-JOB_CONFIG_NAME = "job_config.yaml"
-POINTS = "points"
-"""A sweep's job directory holds each point's own in ``points/INDEX``."""
 
 
 @dataclass(frozen=True)

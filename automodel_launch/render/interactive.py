@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automodel_launch.render.entry import JOB_CONFIG_NAME, Entry, JobSpec
+from automodel_launch.layout import JOB_CONFIG
+from automodel_launch.render.entry import Entry, JobSpec
 from automodel_launch.render.shell import quote
 from automodel_launch.render.torchrun import Rendezvous, torchrun_words
 
@@ -33,5 +34,5 @@ def interactive_command(
 
 def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
     """The command for a config without a launcher section, as one line."""
-    config = spec.config_path or f"{spec.job_dir}/{JOB_CONFIG_NAME}"
+    config = spec.config_path or f"{spec.job_dir}/{JOB_CONFIG}"
     return interactive_command(spec.entry, config, nproc_per_node) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.launchers import launcher_of
 from automodel_launch.loading import LoadedFile
-from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.jobconfig import job_config_text
 
 
@@ -16,8 +16,4 @@ def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int
 
 def job_files(document: LaunchDocument, loaded: LoadedFile, artifact: str) -> dict[str, str]:
     """File name -> content for the job directory, around an already rendered artifact."""
-    launcher = launcher_of(document)
-    return {
-        launcher.artifact: launcher.job_file(artifact),
-        JOB_CONFIG_NAME: job_config_text(loaded),
-    }
+    return launcher_of(document).job_files(artifact, job_config_text(loaded))

@@ -17,8 +17,9 @@ from typing import Any
 from automodel_launch import secrets
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.skypilot import SkyPilotConfig
+from automodel_launch.layout import JOB_CONFIG
 from automodel_launch.loading import env
-from automodel_launch.render.entry import JOB_CONFIG_NAME, JobSpec
+from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import Value, exported_variables
 from automodel_launch.render.shell import quote
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
@@ -38,7 +39,7 @@ export TORCH_NCCL_ASYNC_ERROR_HANDLING=1
 
 
 def remote_config_path(job_name: str) -> str:
-    return f"{REMOTE_ROOT}/{job_name}/{JOB_CONFIG_NAME}"
+    return f"{REMOTE_ROOT}/{job_name}/{JOB_CONFIG}"
 
 
 def render_task(document: LaunchDocument, spec: JobSpec) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def render_task(document: LaunchDocument, spec: JobSpec) -> dict[str, Any]:
     if secret_names:
         task["secrets"] = dict.fromkeys(secret_names)
     task["file_mounts"] = {
-        remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG_NAME}",
+        remote_config_path(name): f"{spec.job_dir}/{JOB_CONFIG}",
         **_file_mounts(cfg, spec.environ),
     }
     if cfg.setup:

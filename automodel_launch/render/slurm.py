@@ -14,8 +14,17 @@ from automodel_launch import __version__
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.layout import (
+    EXIT_CODE,
+    JOB_CONFIG,
+    POINTS,
+    RANK_LOGS,
+    SLURM_ARRAY_LOG_PATTERN,
+    SLURM_LOG_PATTERN,
+    staging,
+)
 from automodel_launch.render import requeue
-from automodel_launch.render.entry import JOB_CONFIG_NAME, POINTS, JobSpec
+from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
@@ -27,16 +36,16 @@ STEP_GPUS = '${SLURM_GPUS_ON_NODE:+"--gpus-per-node=$SLURM_GPUS_ON_NODE"}'
 """An exclusive job holds every GPU of its nodes, but a step gets none of those it did
 not ask for (srun(1), seen on Slurm 22.05): ask for the node's GPUs where it has any."""
 RANK_PREFIX = (
-    'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/torchrun" '
+    f'export PET_TEE=3 PET_LOG_DIR="$JOB_DIR/{RANK_LOGS}" '
     'TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[rank\\${rank}]:"'
 )
 """torchrun (through its ``PET_*`` variables) tags each output line with the global rank
 (``automodel-launch logs --rank N`` selects them) and keeps each rank's own output under
 ``torchrun/`` in the job directory."""
 RECORD_EXIT = (
-    """trap 'set -- "$?"; rm -f "$JOB_DIR/exit_code.tmp"; """
-    """(set -C; printf "%s\\n" "$1" > "$JOB_DIR/exit_code.tmp") """
-    """&& mv -f "$JOB_DIR/exit_code.tmp" "$JOB_DIR/exit_code"' EXIT"""
+    f"""trap 'set -- "$?"; rm -f "$JOB_DIR/{staging(EXIT_CODE)}"; """
+    f"""(set -C; printf "%s\\n" "$1" > "$JOB_DIR/{staging(EXIT_CODE)}") """
+    f"""&& mv -f "$JOB_DIR/{staging(EXIT_CODE)}" "$JOB_DIR/{EXIT_CODE}"' EXIT"""
 )
 """The job leaves its exit status in the job directory: ``status`` reads it when Slurm
 no longer knows the job (no accounting, and past MinJobAge). It is written to a new file
@@ -83,8 +92,8 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
         ("dependency", ",".join(d for d in (cfg.dependency, spec.after) if d) or None),
         ("chdir", cfg.chdir),
         ("array", _array(spec)),
-        ("output", f"{spec.job_dir}/{POINTS}/%a/%x_%A_%a.out" if spec.array_tasks else
-                   f"{spec.job_dir}/%x_%j.out"),
+        ("output", f"{spec.job_dir}/{POINTS}/%a/{SLURM_ARRAY_LOG_PATTERN}" if spec.array_tasks
+                   else f"{spec.job_dir}/{SLURM_LOG_PATTERN}"),
     ]  # fmt: skip
     lines = ["#!/bin/bash"]
     lines += [f"#SBATCH --{name}" + ("" if value is True else f"={value}")
@@ -197,7 +206,7 @@ def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
     srun += torchrun_words(
         cfg.ntasks_per_node, rendezvous, max_restarts=ft.max_restarts if ft else None
     )
-    srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG_NAME}')
+    srun += spec.entry.words(f'"$JOB_DIR"/{JOB_CONFIG}')
     return requeue.launch(cfg, join_lines(srun) + "\n")
 
 

@@ -20,6 +20,7 @@ from automodel_launch.config.document import (
     UNRELEASED_LAUNCHERS,
 )
 from automodel_launch.diagnostics import Collector
+from automodel_launch.launcher_names import LAUNCHED_HERE
 from automodel_launch.rules.context import Context
 from automodel_launch.rules.recipe_key import missing_recipe_key
 
@@ -93,8 +94,6 @@ def launcher_only(ctx: Context) -> None:
     launcher = _without_recipe(ctx.data)
     if ctx.purpose != "validate" or launcher is None:
         return
-    from automodel_launch.launchers import LAUNCHERS as LAUNCHED_HERE  # rarely asked
-
     if launcher not in LAUNCHED_HERE:
         return
     ctx.sink.add(

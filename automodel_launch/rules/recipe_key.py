@@ -19,9 +19,10 @@ from typing import Any
 
 from automodel_launch.automodel.versions import FIRST_CONFIG_FORM, entry_form
 from automodel_launch.diagnostics import Collector
+from automodel_launch.launcher_names import WITH_SECTION
 from automodel_launch.rules.context import Context
 
-SUBMITTED_HERE = ("slurm", "skypilot")
+SUBMITTED_HERE = WITH_SECTION
 EXAMPLE = "TrainFinetuneRecipeForNextTokenPrediction"
 
 

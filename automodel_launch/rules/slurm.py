@@ -13,6 +13,7 @@ from automodel_launch.config.mounts import same_path
 from automodel_launch.config.sbatch_options import option_name
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector
+from automodel_launch.layout import JOB_CONFIG
 from automodel_launch.rules.requeue import check_requeue
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def _check_options(cfg: SlurmConfig, sink: Collector, usable: Callable[..., bool
             "command runs on each node instead of the generated torchrun command: ranks per "
             "node, the rendezvous, the entry point and fault_tolerance restarts are yours to set",
             "remove command to run the recipe with torchrun; the command sees MASTER_ADDR, "
-            "MASTER_PORT, WORLD_SIZE and $JOB_DIR/job_config.yaml",
+            f"MASTER_PORT, WORLD_SIZE and $JOB_DIR/{JOB_CONFIG}",
         )
     if usable("mail_user", "mail_type") and cfg.mail_user and not cfg.mail_type:
         sink.add(

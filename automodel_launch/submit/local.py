@@ -18,20 +18,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automodel_launch.layout import (
+    CANCELLED,
+    EXIT_CODE,
+    LOCAL_LOG,
+    LOCAL_SCRIPT,
+    RANK_LOGS,
+    staging,
+)
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
     from automodel_launch.launchers import Handover
 
-SCRIPT = "run.sh"
-LOG = "output.log"
-EXIT_FILE = "exit_code"
-CANCELLED_FILE = "cancelled"
 GRACE_SECONDS = 30.0
 """How long an interrupted run may take to stop before what is left is killed."""
 _DETACHED = (
-    'bash "$1"; code=$?; rm -f exit_code.tmp; '
-    '(set -C; printf "%s\\n" "$code" > exit_code.tmp) && mv -f exit_code.tmp exit_code; '
+    f'bash "$1"; code=$?; rm -f {staging(EXIT_CODE)}; '
+    f'(set -C; printf "%s\\n" "$code" > {staging(EXIT_CODE)}) '
+    f"&& mv -f {staging(EXIT_CODE)} {EXIT_CODE}; "
     'exit "$code"'
 )
 """The detached run's leader: runs the script, then records its exit status in a new file
@@ -40,7 +45,9 @@ _DETACHED = (
 Started = Callable[[str, dict[str, Any]], None]
 
 
-def run_local(job_dir: Path, script: str = SCRIPT, started: Started | None = None) -> Submitted:
+def run_local(
+    job_dir: Path, script: str = LOCAL_SCRIPT, started: Started | None = None
+) -> Submitted:
     try:
         process = subprocess.Popen(["bash", script], cwd=job_dir, start_new_session=True)
     except OSError as exc:
@@ -50,10 +57,10 @@ def run_local(job_dir: Path, script: str = SCRIPT, started: Started | None = Non
     try:
         returncode = process.wait()
     except BaseException as exc:  # KeyboardInterrupt, or errors.Interrupted (SIGTERM, SIGHUP)
-        _record(job_dir, CANCELLED_FILE, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        _record(job_dir, CANCELLED, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         _stop(process, getattr(exc, "signum", signal.SIGINT))
         raise
-    _record(job_dir, EXIT_FILE, str(returncode))
+    _record(job_dir, EXIT_CODE, str(returncode))
     if returncode != 0:
         raise SubmitError(
             f"the run exited with status {returncode}; its logs and files are kept in {job_dir}",
@@ -62,10 +69,10 @@ def run_local(job_dir: Path, script: str = SCRIPT, started: Started | None = Non
     return Submitted(f"run finished; files in {job_dir}", str(process.pid))
 
 
-def run_detached(job_dir: Path, script: str = SCRIPT) -> Submitted:
+def run_detached(job_dir: Path, script: str = LOCAL_SCRIPT) -> Submitted:
     """Start the run in the background and return; its output goes to ``output.log``."""
     try:
-        with (job_dir / LOG).open("ab") as log:
+        with (job_dir / LOCAL_LOG).open("ab") as log:
             process = subprocess.Popen(
                 ["bash", "-c", _DETACHED, "run", script],
                 cwd=job_dir,
@@ -77,8 +84,9 @@ def run_detached(job_dir: Path, script: str = SCRIPT) -> Submitted:
             )
     except OSError as exc:
         raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
+    output = job_dir / LOCAL_LOG
     return Submitted(
-        f"started run (process group {process.pid}) in the background; output in {job_dir / LOG}",
+        f"started run (process group {process.pid}) in the background; output in {output}",
         str(process.pid),
         _details(process.pid, detached=True),
     )
@@ -89,7 +97,7 @@ def rank_tags(job_dir: Path) -> dict[str, str]:
     under ``torchrun/``; the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
     return {
         "PET_TEE": "3",
-        "PET_LOG_DIR": str(job_dir / "torchrun"),
+        "PET_LOG_DIR": str(job_dir / RANK_LOGS),
         "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
     }
 
@@ -130,7 +138,7 @@ def _stop(process: subprocess.Popen[bytes], signum: int) -> None:
 
 def hand_over(handover: Handover) -> Submitted:
     if handover.dry_run:
-        return Submitted(f"would run: {handover.files[SCRIPT].splitlines()[-1]}")
+        return Submitted(f"would run: {handover.files[LOCAL_SCRIPT].splitlines()[-1]}")
     if handover.detach:
         return run_detached(handover.job_dir)
     return run_local(handover.job_dir, started=handover.started)

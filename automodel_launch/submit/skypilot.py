@@ -90,11 +90,12 @@ def _job_id(result: Any) -> str | None:
 def hand_over(handover: Handover) -> Submitted:
     from ruamel.yaml import YAML
 
+    from automodel_launch.layout import SKYPILOT_TASK
     from automodel_launch.render.skypilot import secret_values
 
     section = handover.document.skypilot
     assert section is not None, "a SkyPilot job has a skypilot: section"
-    task = YAML(typ="safe").load(handover.files["task.yaml"])
+    task = YAML(typ="safe").load(handover.files[SKYPILOT_TASK])
     values = secret_values(section, handover.environ)
     return submit_skypilot(
         task, handover.job_dir, values, dry_run=handover.dry_run, down=section.down

@@ -17,12 +17,13 @@ from automodel_launch.cluster.client import (
     Unparsed,
     said,
 )
+from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
     from automodel_launch.launchers import Handover
 
-SCRIPT = "job.sbatch"
+SCRIPT = SLURM_SCRIPT
 
 
 def submit_slurm(

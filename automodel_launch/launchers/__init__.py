@@ -1,0 +1,130 @@
+"""The launcher contract and the table of launchers, one class each.
+
+A launcher renders a job, says which files its job directory holds, hands the job
+over, and answers ``status``, ``logs`` and ``cancel`` for the jobs it ran; it also says
+whether it runs job arrays and dependencies itself. :class:`Launcher` is that contract,
+a :class:`typing.Protocol`: one class per launcher implements it
+(:mod:`.slurm`, :mod:`.skypilot`, :mod:`.interactive`), each delegating to its render,
+submit and jobs modules, and :data:`LAUNCHERS` has one row per class.
+
+Adding a launcher is one class (a module here) and one row in :data:`LAUNCHERS`; its
+name goes in :data:`automodel_launch.launcher_names.LauncherName`, the one list of names.
+Nothing else asks "which launcher is this?".
+
+Importing this package is cheap: the classes import what they call (the SkyPilot SDK,
+the scheduler's backends, the renderers) inside their methods, so a job command loads
+only what its launcher needs. The validate path never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from automodel_launch.launchers.interactive import Interactive
+from automodel_launch.launchers.skypilot import SkyPilot
+from automodel_launch.launchers.slurm import Slurm
+
+if TYPE_CHECKING:
+    import re
+
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.render.entry import JobSpec
+    from automodel_launch.submit import Submitted
+
+
+@dataclass(frozen=True)
+class Handover:
+    """A written job directory, ready to be handed to its launcher."""
+
+    document: LaunchDocument
+    job_dir: Path
+    files: Mapping[str, str]
+    environ: Mapping[str, str]
+    dry_run: bool = False
+    detach: bool = False
+    """Local runs: start in the background, output in the job directory."""
+    started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the job's id and details as soon as it runs (a foreground local run
+    is recorded while it runs, not after)."""
+
+
+class Launcher(Protocol):
+    """What every launcher answers."""
+
+    @property
+    def name(self) -> str:
+        """Its row in :data:`LAUNCHERS`, and what a job's manifest names."""
+        ...
+
+    @property
+    def artifact(self) -> str:
+        """The file in the job directory that runs the job."""
+        ...
+
+    @property
+    def default_base(self) -> str:
+        """Where job directories go when the section has no ``job_dir``."""
+        ...
+
+    @property
+    def progress(self) -> str:
+        """Shown while the job is handed over; empty: the run's own output shows progress."""
+        ...
+
+    @property
+    def detached(self) -> bool:
+        """The job runs apart from ``submit`` whatever ``--detach`` says (a scheduler's job)."""
+        ...
+
+    @property
+    def arrays(self) -> bool:
+        """The scheduler runs many points as one job array, with a cap on how many run at once."""
+        ...
+
+    @property
+    def dependencies(self) -> bool:
+        """The scheduler starts a job only after others have ended (``--after``)."""
+        ...
+
+    @property
+    def job_id(self) -> re.Pattern[str]:
+        """What the scheduler's job id looks like (checked before it reaches a command line)."""
+        ...
+
+    def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+        """What ``render`` prints: the script, the task, or the command line."""
+        ...
+
+    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+        """File name -> content of the job directory, around the rendered artifact."""
+        ...
+
+    def submit(self, handover: Handover) -> Submitted:
+        """Hand the written job directory over (``dry_run``: check it, start nothing)."""
+        ...
+
+    def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
+        """Each job's status, in the order given: one scheduler query for them all."""
+        ...
+
+    def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+        """Print the job's output; the exit code to end with."""
+        ...
+
+    def cancel(self, manifest: Manifest) -> JobStatus:
+        """Stop the job; its state afterwards."""
+        ...
+
+
+LAUNCHERS: dict[str, Launcher] = {
+    launcher.name: launcher for launcher in (Slurm(), SkyPilot(), Interactive())
+}
+
+
+def launcher_of(document: LaunchDocument) -> Launcher:
+    return LAUNCHERS[document.launcher]

@@ -1,0 +1,69 @@
+"""No launcher section: torchrun on this node, in the foreground or detached."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from automodel_launch.launcher_names import INTERACTIVE
+from automodel_launch.layout import JOB_CONFIG, LOCAL_SCRIPT
+
+if TYPE_CHECKING:
+    import re
+
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers import Handover
+    from automodel_launch.render.entry import JobSpec
+    from automodel_launch.submit import Submitted
+
+SCRIPT_PREFIX = "#!/bin/bash\nset -euo pipefail\n"
+"""Written above the command in the job directory (``render`` prints the command alone)."""
+
+
+class Interactive:
+    name = INTERACTIVE
+    artifact = LOCAL_SCRIPT
+    default_base = "."
+    progress = ""
+    detached = False
+    """The run is in the foreground unless ``--detach``."""
+    arrays = False
+    """No scheduler: points run one after another."""
+    dependencies = False
+    """No scheduler: nothing waits for another job."""
+
+    @property
+    def job_id(self) -> re.Pattern[str]:
+        """The run's process id."""
+        from automodel_launch.jobs.ids import NUMBER
+
+        return NUMBER
+
+    def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+        from automodel_launch.render.interactive import render_artifact
+
+        return render_artifact(document, spec, nproc_per_node)
+
+    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+        return {self.artifact: SCRIPT_PREFIX + artifact, JOB_CONFIG: job_config}
+
+    def submit(self, handover: Handover) -> Submitted:
+        from automodel_launch.submit.local import hand_over
+
+        return hand_over(handover)
+
+    def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.local import statuses
+
+        return statuses(manifests)
+
+    def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+        from automodel_launch.jobs.local import logs
+
+        return logs(manifest, follow=follow, rank=rank)
+
+    def cancel(self, manifest: Manifest) -> JobStatus:
+        from automodel_launch.jobs.local import cancel
+
+        return cancel(manifest)

@@ -1,0 +1,65 @@
+"""SkyPilot: a task YAML launched through the SkyPilot SDK (a managed job, or a run on a
+cluster). The SDK is imported only when a job is handed over or asked about."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from automodel_launch.launcher_names import LauncherName
+from automodel_launch.layout import JOB_CONFIG, SKYPILOT_TASK
+
+if TYPE_CHECKING:
+    import re
+
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers import Handover
+    from automodel_launch.render.entry import JobSpec
+    from automodel_launch.submit import Submitted
+
+
+class SkyPilot:
+    name: LauncherName = "skypilot"
+    artifact = SKYPILOT_TASK
+    default_base = "skypilot_jobs"
+    progress = "waiting for SkyPilot"
+    detached = True
+    arrays = False
+    """SkyPilot has no job arrays: each point is a managed job of its own."""
+    dependencies = False
+    """SkyPilot does not start a job after another ends."""
+
+    @property
+    def job_id(self) -> re.Pattern[str]:
+        from automodel_launch.jobs.ids import NUMBER
+
+        return NUMBER
+
+    def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+        from automodel_launch.render.skypilot import render_artifact
+
+        return render_artifact(document, spec, nproc_per_node)
+
+    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+        return {self.artifact: artifact, JOB_CONFIG: job_config}
+
+    def submit(self, handover: Handover) -> Submitted:
+        from automodel_launch.submit.skypilot import hand_over
+
+        return hand_over(handover)
+
+    def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.skypilot import statuses
+
+        return statuses(manifests)
+
+    def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+        from automodel_launch.jobs.skypilot import logs
+
+        return logs(manifest, follow=follow, rank=rank)
+
+    def cancel(self, manifest: Manifest) -> JobStatus:
+        from automodel_launch.jobs.skypilot import cancel
+
+        return cancel(manifest)

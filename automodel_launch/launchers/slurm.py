@@ -1,0 +1,64 @@
+"""Slurm: an SBATCH script handed to ``sbatch``; squeue/sacct answer, scancel cancels."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from automodel_launch.launcher_names import LauncherName
+from automodel_launch.layout import JOB_CONFIG, SLURM_SCRIPT
+
+if TYPE_CHECKING:
+    import re
+
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers import Handover
+    from automodel_launch.render.entry import JobSpec
+    from automodel_launch.submit import Submitted
+
+
+class Slurm:
+    name: LauncherName = "slurm"
+    artifact = SLURM_SCRIPT
+    default_base = "slurm_jobs"
+    progress = "waiting for sbatch"
+    detached = True
+    arrays = True
+    """``sbatch --array=0-N%K``: one submission, at most K tasks at once."""
+    dependencies = True
+    """``sbatch --dependency=afterok:ID`` (``afterany`` to run even if it failed)."""
+
+    @property
+    def job_id(self) -> re.Pattern[str]:
+        from automodel_launch.jobs.ids import SLURM_ID
+
+        return SLURM_ID
+
+    def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
+        from automodel_launch.render.slurm import render_artifact
+
+        return render_artifact(document, spec, nproc_per_node)
+
+    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+        return {self.artifact: artifact, JOB_CONFIG: job_config}
+
+    def submit(self, handover: Handover) -> Submitted:
+        from automodel_launch.submit.slurm import hand_over
+
+        return hand_over(handover)
+
+    def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.slurm import statuses
+
+        return statuses(manifests)
+
+    def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+        from automodel_launch.jobs.slurm import logs
+
+        return logs(manifest, follow=follow, rank=rank)
+
+    def cancel(self, manifest: Manifest) -> JobStatus:
+        from automodel_launch.jobs.slurm import cancel
+
+        return cancel(manifest)

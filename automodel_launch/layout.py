@@ -1,0 +1,47 @@
+"""The job directory's layout: every name the tool writes there or reads back.
+
+One home for these names, so the renderers, the submitters, the backends, the manifest
+and the registry agree on them. Standard library only and cheap to import: the validate
+and render paths use it too. Generated shell text that a test pins word for word may keep
+the name written out; the name itself comes from here.
+"""
+
+from __future__ import annotations
+
+SLURM_SCRIPT = "job.sbatch"
+"""The Slurm launcher's artifact: the SBATCH script ``sbatch`` is given."""
+SKYPILOT_TASK = "task.yaml"
+"""The SkyPilot launcher's artifact: the task YAML."""
+LOCAL_SCRIPT = "run.sh"
+"""The interactive launcher's artifact: the torchrun command as a script."""
+JOB_CONFIG = "job_config.yaml"
+"""The recipe each rank reads: the file's data without the launcher's sections."""
+MANIFEST = "manifest.json"
+"""What the job directory says about the job in it (:mod:`automodel_launch.jobs.manifest`)."""
+EXIT_CODE = "exit_code"
+"""Written by the job itself when it ends (the SBATCH script's EXIT trap, the local
+run's wrapper): its exit status, one line."""
+CANCELLED = "cancelled"
+"""Written by ``cancel``: the job was stopped on purpose."""
+LOCAL_LOG = "output.log"
+"""A detached local run's output."""
+RANK_LOGS = "torchrun"
+"""The folder where torchrun keeps each rank's own output (``PET_LOG_DIR``)."""
+SLURM_LOG_PATTERN = "%x_%j.out"
+"""sbatch's ``--output`` in the job directory: ``%x`` the job name, ``%j`` its id."""
+SLURM_ARRAY_LOG_PATTERN = "%x_%A_%a.out"
+"""An array task's ``--output`` in its point's directory: ``%A`` the array's id, ``%a`` the
+task's index (the log of task ``1234_5`` is ``NAME_1234_5.out``, as :func:`slurm_log` names
+it)."""
+POINTS = "points"
+"""A sweep's job directory holds each point's own in ``points/INDEX``."""
+
+
+def slurm_log(name: str, scheduler_id: str) -> str:
+    """The name :data:`SLURM_LOG_PATTERN` gives the log of job ``scheduler_id``."""
+    return f"{name}_{scheduler_id}.out"
+
+
+def staging(name: str) -> str:
+    """The temporary file a job writes before renaming it over ``name`` (``exit_code.tmp``)."""
+    return f"{name}.tmp"
