@@ -34,13 +34,20 @@ def preflight_reports(reports: list[FileReport]) -> None:
         raise PreflightError(f"--cluster: {exc}") from None
 
 
-def preflight_report(report: FileReport) -> None:
-    """``submit`` of a ``slurm:`` config: the rules only (sbatch itself decides next)."""
+def preflight_report(
+    report: FileReport, *, tasks: int = 0, max_parallel: int | None = None
+) -> None:
+    """``submit`` of a ``slurm:`` config: the rules only (sbatch itself decides next);
+    ``tasks``: a sweep's job array of that many tasks (at most ``max_parallel`` at once),
+    checked once, on the report of its first point."""
     from automodel_launch.cluster.client import NoSlurm
-    from automodel_launch.cluster.preflight import check_reports
+    from automodel_launch.cluster.preflight import Preflight
 
+    preflight = Preflight()
     try:
-        check_reports([report])
+        preflight.check(report)
+        if tasks:
+            preflight.check_array(report, tasks, max_parallel)
     except NoSlurm as exc:
         raise PreflightError(f"preflight: {exc}", hint=NO_PREFLIGHT) from None
 

@@ -102,8 +102,15 @@ def command(
     document = plan.document
     if not no_preflight and document is not None and document.slurm is not None:
         from automodel_launch.cli.preflight import preflight_report
+        from automodel_launch.diagnostics import sort_key
 
-        preflight_report(plan.jobs[0].report)
+        first = plan.jobs[0].report
+        known = set(first.diagnostics)
+        tasks = len(plan.jobs) if plan.is_sweep else 0
+        preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
+        found = [d for d in first.diagnostics if d not in known]
+        for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
+            job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
     report_problems(plan.report, settings)
     assert document is not None
     refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
