@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,14 @@ def test_a_sweep_is_one_array_each_task_on_its_own_point(cli: Cli) -> None:
     for point in points:
         shown = cli.wait_for(str(point["id"]), {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"})
         assert shown["state"] == "COMPLETED", shown
+    sweep = cli.status(str(points[0]["sweep"]))  # the registry: 4 points, one sweep
+    assert sweep["states"] == {"COMPLETED": 4} and sweep["keys"] == [
+        "optimizer.lr", "step_scheduler.max_steps",
+    ]  # fmt: skip
+    assert [p["values"] for p in sweep["points"]] == [
+        {"optimizer.lr": lr, "step_scheduler.max_steps": steps}
+        for lr in (0.01, 0.1) for steps in (3, 6)
+    ]  # fmt: skip
     lines = []
     for index, point in enumerate(points):
         job_dir = Path(str(point["job_dir"]))
@@ -105,3 +114,27 @@ def test_after_starts_a_job_only_once_the_other_ended(cli: Cli) -> None:
     gate.touch()
     assert cli.wait_for(first, {"COMPLETED", "FAILED"})["state"] == "COMPLETED"
     assert cli.wait_for(second, {"COMPLETED", "FAILED"})["state"] == "COMPLETED"
+
+
+def test_cancel_of_a_sweep_leaves_nothing_in_the_queue(cli: Cli) -> None:
+    gate = cli.tmp / "never.gate"  # the tasks wait for it: cancel finds them running
+    config = sweep_config(cli, "cancelsweep")
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}} {gate}"
+    done = cli.run(
+        "submit", str(config), "--entry", entry, "--no-preflight",
+        "--sweep", "optimizer.lr=0.01,0.02,0.03", "--max-parallel", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    points = points_of(cli, done.stdout)
+    cli.wait_for(str(points[0]["id"]), {"RUNNING"})
+    array = str(points[0]["scheduler_id"]).partition("_")[0]
+    cancelled = cli.run("cancel", str(points[0]["sweep"]))
+    assert cancelled.returncode == 0, cancelled.stderr
+    queue = cli.cluster.run("squeue", "-h", "-r", "-o", "%i").stdout.split()
+    deadline = time.monotonic() + 120
+    while any(i.startswith(array + "_") or i == array for i in queue):
+        assert time.monotonic() < deadline, queue
+        time.sleep(0.5)
+        queue = cli.cluster.run("squeue", "-h", "-r", "-o", "%i").stdout.split()
+    states = {p["state"] for p in cli.status(str(points[0]["sweep"]))["points"]}
+    assert states == {"CANCELLED"}
