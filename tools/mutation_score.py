@@ -340,7 +340,6 @@ HAND_MUTANTS = [
             ("tasks and len(arrays) == 1", "len(arrays) == 1"),
             ("tasks and len(arrays) == 1", "tasks"),
             ('all("_" in', 'any("_" in'),
-            ("dirs[0] if len(dirs) == 1 else", ""),
             ("return min(s.manifest.submitted_at", "return max(s.manifest.submitted_at"),
             ('return f"0 to {indexes[-1]}"', 'return f"0 to {len(indexes)}"'),
             ('+ (" ..." if len(indexes) > 20 else "")', ""),

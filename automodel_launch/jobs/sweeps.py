@@ -88,8 +88,7 @@ class SweepStatus:
     @property
     def job_dir(self) -> str:
         """The directory that holds every point's job directory."""
-        dirs = [s.manifest.job_dir for s in self.points]
-        return dirs[0] if len(dirs) == 1 else os.path.commonpath(dirs)
+        return os.path.commonpath([s.manifest.job_dir for s in self.points])
 
     def to_json(self) -> dict[str, Any]:
         """The SWEEP object of docs/json-output.md."""

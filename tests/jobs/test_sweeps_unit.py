@@ -77,6 +77,10 @@ def test_a_sweep_summed_and_counted(tmp_path: Path) -> None:
     assert one.job_dir == points[0].job_dir
     assert done.job_dir == str(tmp_path / SWEEP)
     assert (done.array_id, done.submitted_at) == ("100", "2026-11-30T16:49:19Z")
+    later = points[2].model_copy(update={"submitted_at": "2026-12-01T00:00:00Z"})
+    assert SweepStatus(SWEEP, (status(later), status(points[1]))).submitted_at == (
+        "2026-11-30T16:49:19Z"
+    )
     assert done.first == points[1]
     data = done.to_json()
     assert (data["sweep"], data["scheduler_id"], data["gpu_hours"]) == (SWEEP, "100", 64.0)
@@ -103,8 +107,12 @@ def test_the_array_id_only_when_every_point_is_a_task_of_one_array(tmp_path: Pat
         for p, s in zip(points, ("7_0", "8_1"), strict=True)
     ]
     unsubmitted = [points[0], points[1].model_copy(update={"scheduler_id": None})]
+    same = [p.model_copy(update={"scheduler_id": "7"}) for p in points]
+    mixed = [
+        p.model_copy(update={"scheduler_id": s}) for p, s in zip(points, ("7_0", "7"), strict=True)
+    ]
     for group, array in ((points, "100"), (single_ids, None), (two_arrays, None),
-                         (unsubmitted, None)):  # fmt: skip
+                         (unsubmitted, None), (same, None), (mixed, None)):  # fmt: skip
         assert SweepStatus(SWEEP, tuple(status(p) for p in group)).array_id == array
 
 
