@@ -142,6 +142,7 @@ FIELDS = tuple(
     for field in ("time", "nodes", "partition", "account", "gpus_per_node")
 )
 PLAIN = 'r"[A-Za-z0-9_@%+:,./-]+"'
+SWEEPS, SWEEPS_TESTS = "automodel_launch/jobs/sweeps.py", ("tests/jobs/test_sweeps_unit.py",)
 HAND_MUTANTS = [
     *(HandMutant(SHELL, PLAIN, PLAIN.replace("/-", f"/{ch}-"), SHELL_TESTS) for ch in ";~= *"),
     HandMutant(SHELL, '"do", "done", "in"', '"do", "in"', SHELL_TESTS),
@@ -327,6 +328,24 @@ HAND_MUTANTS = [
     *drop_entries(STATES, "SKYPILOT_MANAGED", STATES_TESTS),
     *drop_entries(STATES, "SKYPILOT_CLUSTER", STATES_TESTS),
     *drop_entries(STATES, "PENDING_REASONS", STATES_TESTS, (("True", "False"), *FIELDS)),
+    # sweeps: the properties (decorated, so mutmut leaves them alone)
+    *(
+        HandMutant(SWEEPS, old, new, SWEEPS_TESTS)
+        for old, new in (
+            ("(-item[1], STATES.index(item[0]))", "(item[1], STATES.index(item[0]))"),
+            ("(-item[1], STATES.index(item[0]))", "(-item[1], item[0])"),
+            ("'s' if count != 1 else ''", "'s' if count > 2 else ''"),
+            ('f"{n} {state}"', 'f"{state} {n}"'),
+            ("None if any(h is None for h in hours)", "None if all(h is None for h in hours)"),
+            ("tasks and len(arrays) == 1", "len(arrays) == 1"),
+            ("tasks and len(arrays) == 1", "tasks"),
+            ('all("_" in', 'any("_" in'),
+            ("return min(s.manifest.submitted_at", "return max(s.manifest.submitted_at"),
+            ('return f"0 to {indexes[-1]}"', 'return f"0 to {len(indexes)}"'),
+            ('+ (" ..." if len(indexes) > 20 else "")', ""),
+            ("indexes[:20]", "indexes[:21]"),
+        )
+    ),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 

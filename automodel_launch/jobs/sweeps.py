@@ -88,8 +88,7 @@ class SweepStatus:
     @property
     def job_dir(self) -> str:
         """The directory that holds every point's job directory."""
-        dirs = [s.manifest.job_dir for s in self.points]
-        return dirs[0] if len(dirs) == 1 else os.path.commonpath(dirs)
+        return os.path.commonpath([s.manifest.job_dir for s in self.points])
 
     def to_json(self) -> dict[str, Any]:
         """The SWEEP object of docs/json-output.md."""
@@ -114,22 +113,20 @@ Row = JobStatus | SweepStatus
 
 def rows(statuses: Sequence[JobStatus]) -> list[Row]:
     """One row a single job, one a sweep (where its newest point was), the order kept."""
-    found: list[Row] = []
+    order: list[JobStatus | str] = []
     sweeps: dict[str, list[JobStatus]] = {}
     for status in statuses:
         sweep = status.manifest.sweep
         if sweep is None:
-            found.append(status)
+            order.append(status)
             continue
         if sweep not in sweeps:
-            sweeps[sweep] = []
-            found.append(SweepStatus(sweep, ()))  # its place; filled below
-        sweeps[sweep].append(status)
+            order.append(sweep)  # its place
+        sweeps.setdefault(sweep, []).append(status)
     return [
-        SweepStatus(row.id, tuple(sorted(sweeps[row.id], key=_point)))
-        if isinstance(row, SweepStatus) else row
-        for row in found
-    ]  # fmt: skip
+        SweepStatus(row, tuple(sorted(sweeps[row], key=_point))) if isinstance(row, str) else row
+        for row in order
+    ]
 
 
 def sweep_status(sweep: Sweep, statuses: Sequence[JobStatus]) -> SweepStatus:

@@ -67,6 +67,10 @@ def test_a_sweeps_points_come_in_point_order(tmp_path: Path) -> None:
         assert {m.id for m in shown} == {m.id for m in points}
         assert registry.sweep_points("abcdef") == []  # the id, not a start of it
         assert registry.sweep_points("ffffffffffff") == []
+        registry.problems.append("earlier")
+        registry._db.execute("UPDATE jobs SET manifest = '[]' WHERE id = ?", (points[0].id,))
+        assert [m.point for m in registry.sweep_points("abcdef012345")] == [0, 1, 3]
+        assert registry.problems[0] == "earlier" and len(registry.problems) == 2
 
 
 def test_a_sweep_is_named_by_id_array_id_name_or_unique_start(tmp_path: Path) -> None:

@@ -56,6 +56,9 @@ def test_rows_keep_order_and_group_points(tmp_path: Path) -> None:
     assert middle == given[1]
     assert isinstance(last, SweepStatus) and last.id == "0123456789ab"
     assert rows([]) == []
+    (backwards,) = rows([status(points[1]), status(points[0])])
+    assert isinstance(backwards, SweepStatus)
+    assert [s.manifest.point for s in backwards.points] == [0, 1]
 
 
 def test_a_sweep_summed_and_counted(tmp_path: Path) -> None:
@@ -74,12 +77,24 @@ def test_a_sweep_summed_and_counted(tmp_path: Path) -> None:
     assert one.job_dir == points[0].job_dir
     assert done.job_dir == str(tmp_path / SWEEP)
     assert (done.array_id, done.submitted_at) == ("100", "2026-11-30T16:49:19Z")
+    later = points[2].model_copy(update={"submitted_at": "2026-12-01T00:00:00Z"})
+    assert SweepStatus(SWEEP, (status(later), status(points[1]))).submitted_at == (
+        "2026-11-30T16:49:19Z"
+    )
     assert done.first == points[1]
     data = done.to_json()
     assert (data["sweep"], data["scheduler_id"], data["gpu_hours"]) == (SWEEP, "100", 64.0)
     assert data["states"] == {"COMPLETED": 4} and len(data["points"]) == 4
     assert data["points"][0]["point"] == 1 and data["keys"] == ["optimizer.lr", "peft.dim"]
     assert sweep_status(Sweep(SWEEP, tuple(points)), done.points) == done
+    short = SweepStatus(SWEEP, (status(points[0], seconds=100),))
+    assert short.to_json() == {
+        "sweep": SWEEP, "name": "lr", "launcher": "slurm", "scheduler_id": "100",
+        "submitted_at": "2026-11-30T16:49:19Z", "job_dir": points[0].job_dir,
+        "states": {"COMPLETED": 1}, "gpu_hours": 0.444, "keys": ["optimizer.lr", "peft.dim"],
+        "points": [status(points[0], seconds=100).to_json()],
+    }  # fmt: skip
+    assert SweepStatus(SWEEP, (status(points[0], seconds=None),)).to_json()["gpu_hours"] is None
 
 
 def test_the_array_id_only_when_every_point_is_a_task_of_one_array(tmp_path: Path) -> None:
@@ -92,8 +107,12 @@ def test_the_array_id_only_when_every_point_is_a_task_of_one_array(tmp_path: Pat
         for p, s in zip(points, ("7_0", "8_1"), strict=True)
     ]
     unsubmitted = [points[0], points[1].model_copy(update={"scheduler_id": None})]
+    same = [p.model_copy(update={"scheduler_id": "7"}) for p in points]
+    mixed = [
+        p.model_copy(update={"scheduler_id": s}) for p, s in zip(points, ("7_0", "7"), strict=True)
+    ]
     for group, array in ((points, "100"), (single_ids, None), (two_arrays, None),
-                         (unsubmitted, None)):  # fmt: skip
+                         (unsubmitted, None), (same, None), (mixed, None)):  # fmt: skip
         assert SweepStatus(SWEEP, tuple(status(p) for p in group)).array_id == array
 
 
