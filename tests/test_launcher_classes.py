@@ -116,6 +116,7 @@ def test_a_local_run_is_checked_and_read_back_here(
     shown = LAUNCHERS["interactive"].statuses([job])
     assert [(s.state, s.exit_code) for s in shown] == [("FAILED", 4)]
     assert LAUNCHERS["interactive"].cancel(job).state == "FAILED"
+    assert [s.state for s in LAUNCHERS["interactive"].cancel_all([job, job])] == ["FAILED"] * 2
     assert LAUNCHERS["interactive"].logs(job, follow=True, rank=0) == 4
     assert capsys.readouterr().out == "a\n"
 

@@ -127,6 +127,10 @@ class Echo:
         self.calls.append("cancel")
         return JobStatus(manifest, "CANCELLED")
 
+    def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
+        self.calls.append(f"cancel_all {len(manifests)}")
+        return [JobStatus(m, "CANCELLED") for m in manifests]
+
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "llm_finetune.yaml"
 

@@ -146,9 +146,7 @@ def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:
         by_launcher.setdefault(manifest.launcher, []).append(manifest)
     found: dict[str, JobStatus] = {}
     for launcher, group in by_launcher.items():
-        module = backend(launcher)
-        many = getattr(module, "cancel_all", None)
-        done = many(group) if many is not None else [module.cancel(m) for m in group]
+        done = backend(launcher).cancel_all(group)
         found.update((status.manifest.id, status) for status in done)
     return [found[m.id] for m in manifests]
 

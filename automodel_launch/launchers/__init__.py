@@ -120,6 +120,11 @@ class Launcher(Protocol):
         """Stop the job; its state afterwards."""
         ...
 
+    def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
+        """Stop every job of ``manifests`` not ended yet (a sweep's points: at once where
+        the scheduler can, one ``scancel``); their states afterwards, in order."""
+        ...
+
 
 LAUNCHERS: dict[str, Launcher] = {
     launcher.name: launcher for launcher in (Slurm(), SkyPilot(), Interactive())

@@ -67,3 +67,8 @@ class Interactive:
         from automodel_launch.jobs.local import cancel
 
         return cancel(manifest)
+
+    def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.local import cancel
+
+        return [cancel(manifest) for manifest in manifests]  # no batch: one at a time

@@ -63,3 +63,8 @@ class SkyPilot:
         from automodel_launch.jobs.skypilot import cancel
 
         return cancel(manifest)
+
+    def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.skypilot import cancel
+
+        return [cancel(manifest) for manifest in manifests]  # no batch: one at a time

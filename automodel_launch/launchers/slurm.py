@@ -62,3 +62,8 @@ class Slurm:
         from automodel_launch.jobs.slurm import cancel
 
         return cancel(manifest)
+
+    def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
+        from automodel_launch.jobs.slurm import cancel_all
+
+        return cancel_all(manifests)
