@@ -17,13 +17,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from automodel_launch.cluster.client import (
-    QUERY,
-    TIMEOUT_VARIABLE,
-    SlurmClient,
-    SlurmError,
-    timeout,
-)
+from automodel_launch.cluster.client import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
+from automodel_launch.cluster.client import SlurmClient, SlurmError
+from automodel_launch.cluster.client import timeout as timeout
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
@@ -50,9 +46,6 @@ from automodel_launch.jobs.status import (
 )
 from automodel_launch.secrets import display
 
-__all__ = ["TIMEOUT", "TIMEOUT_VARIABLE", "SlurmUnavailable", "timeout"]
-
-TIMEOUT = QUERY
 NO_ACCOUNTING = "Slurm no longer knows the job (no accounting) and it left no exit status"
 SlurmUnavailable = SlurmError
 """Slurm cannot be asked (no squeue, no answer), refused, or must not be asked (an id
