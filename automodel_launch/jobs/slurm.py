@@ -17,13 +17,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from automodel_launch.cluster.client import (
-    QUERY,
-    TIMEOUT_VARIABLE,
-    SlurmClient,
-    SlurmError,
-    timeout,
-)
+from automodel_launch.cluster.client import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
+from automodel_launch.cluster.client import SlurmClient, SlurmError
+from automodel_launch.cluster.client import timeout as timeout
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
@@ -51,21 +47,17 @@ from automodel_launch.jobs.status import (
 from automodel_launch.layout import slurm_log
 from automodel_launch.secrets import display
 
-__all__ = ["TIMEOUT", "TIMEOUT_VARIABLE", "SlurmUnavailable", "timeout"]
-
-TIMEOUT = QUERY
 NO_ACCOUNTING = "Slurm no longer knows the job (no accounting) and it left no exit status"
 SlurmUnavailable = SlurmError
 """Slurm cannot be asked (no squeue, no answer), refused, or must not be asked (an id
 that is none)."""
 
 
-def statuses(manifests: Sequence[Manifest], client: SlurmClient | None = None) -> list[JobStatus]:
+def statuses(manifests: Sequence[Manifest]) -> list[JobStatus]:
     """The status of each job: one ``squeue`` call for them all, and one ``sacct`` call
     for those it does not list (a 1,000-task array is one query, or two)."""
-    client = client or SlurmClient()
     try:
-        live, problem = ask_squeue(client), None
+        live, problem = ask_squeue(), None
     except SlurmError as exc:
         live, problem = Listed(), str(exc)
     found: dict[int, JobStatus] = {}
@@ -83,13 +75,13 @@ def statuses(manifests: Sequence[Manifest], client: SlurmClient | None = None) -
         except (SlurmError, Unreadable) as exc:
             found[index] = from_job_dir(manifest, str(exc))
     if forgotten:
-        found.update(_from_accounting(client, manifests, forgotten))
+        found.update(_from_accounting(manifests, forgotten))
     return [found[index] for index in range(len(manifests))]
 
 
-def ask_squeue(client: SlurmClient | None = None) -> Listed:
+def ask_squeue() -> Listed:
     """squeue's jobs by id; :class:`SlurmError` says why there are none to be had."""
-    answer = (client or SlurmClient()).squeue()
+    answer = SlurmClient().squeue()
     try:
         return squeue_jobs(decode_json(answer.stdout, "squeue --json"))
     except Unreadable as exc:
@@ -126,12 +118,12 @@ def from_squeue(manifest: Manifest, job: SqueueJob) -> JobStatus:
 
 
 def _from_accounting(
-    client: SlurmClient, manifests: Sequence[Manifest], forgotten: dict[int, str]
+    manifests: Sequence[Manifest], forgotten: dict[int, str]
 ) -> dict[int, JobStatus]:
     """Accounting's record of each job the controller forgot, asked in one call; the job
     directory's word where there is none."""
     try:
-        answer = client.sacct(sorted(set(forgotten.values())))
+        answer = SlurmClient().sacct(sorted(set(forgotten.values())))
     except SlurmError as exc:
         return {i: from_job_dir(manifests[i], str(exc)) for i in forgotten}
     records, lost = sacct_records(answer.stdout) if answer is not None else (Listed(), [])
@@ -219,25 +211,24 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
     return cancel_all([manifest], wait=wait)[0]
 
 
-def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
+def cancel_all(manifests: Sequence[Manifest], *, wait: float) -> list[JobStatus]:
     """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
     tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
     ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
     for manifest in manifests:
         checked_id(manifest, "nothing to cancel")
-    client = SlurmClient()
-    before = statuses(manifests, client)
-    running = [m for m, status in zip(manifests, before, strict=True) if not status.finished]
+    before = statuses(manifests)
+    running = [manifests[i] for i, status in enumerate(before) if not status.finished]
     if not running:
         return before
-    client.scancel([checked_id(m) for m in running])
+    SlurmClient().scancel([checked_id(m) for m in running])
     for manifest in running:
         mark_cancelled(manifest)
     deadline = time.monotonic() + wait
-    now = statuses(manifests, client)
+    now = statuses(manifests)
     while not all(s.finished for s in now) and time.monotonic() < deadline:
         time.sleep(0.3)
-        now = statuses(manifests, client)
+        now = statuses(manifests)
     return now
 
 

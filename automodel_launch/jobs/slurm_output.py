@@ -229,7 +229,7 @@ class SacctRecord:
     reason: str | None
 
 
-def sacct_records(text: str, command: str = "sacct") -> tuple[Listed, list[Unreadable]]:
+def sacct_records(text: str) -> tuple[Listed, list[Unreadable]]:
     """The lines of ``sacct -n -P -X -o`` :data:`SACCT_FIELDS` by job id (each a
     :class:`SacctRecord`, or the :class:`Unreadable` saying why it is not one; the first
     line of an id stays), and what was said of lines that name no job."""
@@ -239,11 +239,11 @@ def sacct_records(text: str, command: str = "sacct") -> tuple[Listed, list[Unrea
             continue
         job_id, _, rest = line.partition("|")
         if not is_scheduler_id("slurm", job_id) and pending_ranges(job_id) is None:
-            said = f"{command} gave a line this version cannot read ({display(line)})"
+            said = f"sacct gave a line this version cannot read ({display(line)})"
             lost.append(Unreadable(said))
             continue
         try:
-            found.add(job_id, read_sacct(rest, command))
+            found.add(job_id, read_sacct(rest))
         except Unreadable as exc:
             found.add(job_id, exc)
     return found, lost

@@ -321,3 +321,26 @@ def test_at_most_so_many_ids_at_once() -> None:
 def test_a_kind_is_query_submit_or_probe() -> None:
     with pytest.raises(KeyError):
         SlurmClient().timeout("QUERY")  # type: ignore[arg-type]
+
+
+def test_no_other_module_runs_slurms_commands() -> None:
+    """Only the client runs commands through ``cluster.commands``, and only it writes a
+    Slurm command (``["squeue", ...]``); the renderers write theirs into the job's script,
+    which this process never runs."""
+    import ast
+
+    package = Path(module.__file__).parent.parent
+    runners, writers = set(), set()
+    for path in sorted(package.rglob("*.py")):
+        name = str(path.relative_to(package))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "automodel_launch.cluster.commands"
+            ):
+                runners.add(name)
+            first = node.elts[0] if isinstance(node, ast.List) and node.elts else None
+            if isinstance(first, ast.Constant) and first.value in module.PROGRAMS:
+                writers.add(name)
+    assert sorted(runners) == ["cluster/client.py"]
+    assert sorted(w for w in writers if not w.startswith("render/")) == ["cluster/client.py"]

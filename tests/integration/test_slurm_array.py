@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.cluster.client import Dependency, SlurmClient
-from automodel_launch.jobs.slurm import ask_squeue
-from automodel_launch.jobs.slurm_output import SqueueJob, epoch, read_job
+from automodel_launch.jobs.slurm_output import SqueueJob, decode_json, epoch, read_job, squeue_jobs
 from tests.integration.slurm import TERMINAL, Cluster
 
 pytestmark = pytest.mark.integration
@@ -37,7 +36,7 @@ HELD = ARRAY.replace("echo", "sleep 300; echo")
 
 def look(client: SlurmClient, ids: list[str]) -> dict[str, SqueueJob | None]:
     """One squeue call: each id's record (None: not listed)."""
-    listed = ask_squeue(client)
+    listed = squeue_jobs(decode_json(client.squeue().stdout, "squeue --json"))
     return {job_id: _read(listed.find(job_id)) for job_id in ids}
 
 

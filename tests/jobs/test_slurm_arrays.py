@@ -202,10 +202,10 @@ def test_cancel_all_cancels_nothing_when_one_id_is_forged(fake: FakeSlurm, tmp_p
     forged = manifest(tmp_path, "2_1")
     object.__setattr__(forged, "scheduler_id", "--me")
     with pytest.raises(slurm.SlurmUnavailable, match="is not a Slurm job id"):
-        slurm.cancel_all([good, forged])
+        slurm.cancel_all([good, forged], wait=1)
     assert fake.calls == []
     fake.answer("squeue", DONE.read_text())
-    assert slurm.cancel_all([manifest(tmp_path, "5_0")]) == slurm.statuses(
+    assert slurm.cancel_all([manifest(tmp_path, "5_0")], wait=1) == slurm.statuses(
         [manifest(tmp_path, "5_0")]
     )  # nothing left to cancel: no scancel
     assert fake.called("scancel") == []
