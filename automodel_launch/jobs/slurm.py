@@ -211,7 +211,7 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
     return cancel_all([manifest], wait=wait)[0]
 
 
-def cancel_all(manifests: Sequence[Manifest], *, wait: float) -> list[JobStatus]:
+def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
     """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
     tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
     ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
