@@ -76,8 +76,9 @@ def test_a_sweep_is_one_array_each_task_on_its_own_point(cli: Cli) -> None:
         assert job_dir == cli.tmp / "jobs" / job_dir.parent.parent.name / "points" / str(index)
         assert (job_dir / "exit_code").read_text() == "0\n"
         log = next(job_dir.glob("lrsweep_*.out")).read_text()
-        found = re.findall(r"^point lr=(\S+) steps=(\d+) loss=(\S+) start=(\S+) end=(\S+)$",
-                           log, re.M)  # fmt: skip
+        found = re.findall(
+            r"^\[rank0\]:point lr=(\S+) steps=(\d+) loss=(\S+) start=(\S+) end=(\S+)$", log, re.M
+        )
         assert len(found) == 1, log
         lines.append(found[0])
     # each task trained its own point's values
