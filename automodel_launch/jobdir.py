@@ -164,5 +164,7 @@ def _remove_empty(directories: list[Path]) -> None:
     for directory in directories:
         try:
             directory.rmdir()
+        except FileNotFoundError:
+            continue  # already removed (a claimed directory is also the target)
         except OSError:
-            return  # not empty (something else is in it) or gone: keep the rest
+            return  # not empty (something else is in it): keep the rest

@@ -199,3 +199,21 @@ def test_after_a_job_the_registry_does_not_know_is_refused(tmp_path: Path) -> No
         "directory or name); `automodel-launch jobs` lists them\n"
     )
     assert not (tmp_path / "slurm_jobs").exists()
+
+
+@pytest.mark.parametrize("sweep", [(), ("--sweep", "optimizer.lr=1e-5,1e-4")])
+def test_a_dry_run_asks_sbatch_and_leaves_nothing_behind(
+    tmp_path: Path, sweep: tuple[str, ...]
+) -> None:
+    fake(
+        tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho "sbatch: Job 12 to start" >&2\n'
+    )
+    (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
+    done = run("submit", "r.yaml", "--no-preflight", "--dry-run", *sweep, cwd=tmp_path,
+               bin_dir=tmp_path / "bin")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "sbatch --test-only accepts the job: sbatch: Job 12 to start\n"
+    calls = (tmp_path / "bin" / "sbatch.calls").read_text()
+    assert calls == "--export=ALL --test-only job.sbatch\n"
+    assert not (tmp_path / "slurm_jobs").exists()  # nor the folder made for it
+    assert not (tmp_path / "state").exists()  # nothing recorded
