@@ -78,7 +78,10 @@ def parse_axis(argument: str) -> Axis:
     if len(set(texts)) != len(texts):
         twice = next(t for t in texts if texts.count(t) > 1)
         raise SweepError(f"--sweep {key} lists the value '{twice}' twice: each point must differ")
-    overrides = tuple(parse_override(f"{dotted(loc)}={t}", "--sweep") for t in texts)
+    try:
+        overrides = tuple(parse_override(f"{dotted(loc)}={t}", "--sweep") for t in texts)
+    except OverrideError as exc:  # a control character in a value
+        raise SweepError(f"--sweep {dotted(loc)}: {exc}") from None
     return Axis(dotted(loc), overrides)
 
 

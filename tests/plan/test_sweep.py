@@ -41,6 +41,7 @@ def test_a_flow_list_carries_commas_quotes_and_lists() -> None:
         ("optimizer.lr=[a, b", "--sweep optimizer.lr: '[a, b' is not a YAML list of values"),
         ("=1,2", "--sweep: KEY is empty"),
         ("a..b=1,2", "--sweep: 'a..b' is not a dotted field path"),
+        ("a=1,2\x1b[31m", "--sweep a: it holds the control character 0x1b"),
     ],
 )  # fmt: skip
 def test_a_malformed_option_says_what_to_write(argument: str, message: str) -> None:
