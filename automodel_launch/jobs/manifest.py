@@ -297,9 +297,3 @@ def update_manifest(manifest: Manifest) -> None:
     from automodel_launch.jobs.files import write_job_file
 
     write_job_file(Path(manifest.job_dir), MANIFEST, manifest.to_json())
-
-
-def sweep_point(manifest: Manifest, sweep: str, point: int, values: Mapping[str, Any]) -> Manifest:
-    """``manifest`` as point ``point`` of sweep ``sweep``, with its swept ``values``."""
-    fields = {**manifest.model_dump(), "sweep": sweep, "point": point, "values": dict(values)}
-    return _validated(fields, "the sweep point's manifest")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.jobs.manifest import Manifest, new_manifest, sweep_point, update_manifest
+from automodel_launch.jobs.manifest import Manifest, new_manifest, update_manifest
 from automodel_launch.jobs.registry import RegistryError, open_registry
 from automodel_launch.layout import MANIFEST
 
@@ -35,7 +35,11 @@ class Recorder:
         environ: Mapping[str, str],
         details: Mapping[str, Any],
         cluster: str | None = None,
+        sweep: str | None = None,
+        point: int | None = None,
+        values: Mapping[str, Any] | None = None,
     ) -> Recorder:
+        """``sweep``, ``point``, ``values``: the job is that point of that sweep."""
         manifest = new_manifest(
             name=name,
             launcher=launcher,
@@ -46,12 +50,11 @@ class Recorder:
             environ=environ,
             cluster=cluster,
             details=details,
+            sweep=sweep,
+            point=point,
+            values=values,
         )
         return cls(manifest)
-
-    def in_sweep(self, sweep: str, point: int, values: Mapping[str, Any]) -> None:
-        """The job is point ``point`` of sweep ``sweep``, with its swept ``values``."""
-        self.manifest = sweep_point(self.manifest, sweep, point, values)
 
     @property
     def file(self) -> tuple[str, str]:

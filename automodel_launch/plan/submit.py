@@ -149,9 +149,10 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             files=job.prepared.files,
             environ=environ,
             details=details,
+            sweep=sweep,
+            point=job.point.index if sweep is not None else None,
+            values=values_of(job) if sweep is not None else None,
         )
-        if sweep is not None:
-            recorder.in_sweep(sweep, job.point.index, values_of(job))
         recorders.append(recorder)
     return recorders
 
