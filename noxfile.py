@@ -42,7 +42,8 @@ def tests(session: nox.Session) -> None:
     session.run(
         "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
     )
-    session.run("pytest", *session.posargs)
+    # the slowest tests, listed at the end: the whole run must stay well under 30 minutes
+    session.run("pytest", "--durations=25", *session.posargs)
 
 
 @nox.session

@@ -25,17 +25,30 @@ if TYPE_CHECKING:
 
 
 def validate_paths(
-    paths: list[Path], settings: Settings, layers: Layers | None = None
+    paths: list[Path], settings: Settings, layers: Layers | None = None, *, spread: bool = False
 ) -> list[FileReport]:
-    """``validate FILE|DIR...``: one report per file found, and per path that was skipped."""
-    from automodel_launch.discovery import discover
+    """``validate FILE|DIR...``: one report per file found, and per path that was skipped.
 
-    return [
-        FileReport(str(t.path), list(t.problems))
-        if t.problems
-        else validate_path(t.path, settings, layers=layers)
-        for t in discover(paths)
-    ]
+    ``spread``: many files are checked on every core (:mod:`automodel_launch.fanout`);
+    the reports then carry their diagnostics only, not the loaded file or document."""
+    from automodel_launch.discovery import Target, discover
+
+    def check(target: Target) -> FileReport:
+        if target.problems:
+            return FileReport(str(target.path), list(target.problems))
+        return validate_path(target.path, settings, layers=layers)
+
+    targets = discover(paths)
+    if spread:
+        from automodel_launch.fanout import fan_out
+
+        return fan_out(check, targets, slim=_diagnostics_only)
+    return [check(t) for t in targets]
+
+
+def _diagnostics_only(report: FileReport) -> FileReport:
+    report.loaded = report.document = None
+    return report
 
 
 def validate_path(

@@ -84,7 +84,7 @@ def validate(args: list[str]) -> int | None:
         settings = resolve_settings(**flags)
     except SettingsError:
         return None
-    reports = validate_paths(files, settings, layers)
+    reports = validate_paths(files, settings, layers, spread=True)
     write_report(
         reports,
         settings.format,

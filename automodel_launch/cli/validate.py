@@ -50,7 +50,7 @@ def command(
     settings = load_settings(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
-    reports = validate_paths(files, settings, layers(profile, sets))
+    reports = validate_paths(files, settings, layers(profile, sets), spread=not cluster)
     if cluster:
         from automodel_launch.cli.preflight import preflight_reports
 
