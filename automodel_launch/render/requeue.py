@@ -67,6 +67,10 @@ def trap(cfg: SlurmConfig) -> str:
         f"REQUEUE_SIGNAL_SECONDS={signal.seconds}",
         f"REQUEUE_ACT_AFTER={act_after}",
         f"REQUEUE_MAX={max_requeues}",
+        "# the job to requeue: a task of an array is ARRAYID_INDEX (the first task's own id",
+        "# is the array's, and names every task)",
+        "REQUEUE_JOB=${SLURM_ARRAY_TASK_ID:+${SLURM_ARRAY_JOB_ID:-}_$SLURM_ARRAY_TASK_ID}",
+        "REQUEUE_JOB=${REQUEUE_JOB:-${SLURM_JOB_ID:-}}",
         "REQUEUE_DONE=0",
         "REQUEUE_TIMER=",
         "REQUEUE_SIGNALLED=0",
@@ -80,7 +84,7 @@ def trap(cfg: SlurmConfig) -> str:
         '  while [ -n "$SRUN_PID" ] && kill -0 "$SRUN_PID" 2>/dev/null '
         "&& (( SECONDS < deadline )); do",
         "    if (( ! ${#steps[@]} )); then",
-        "      mapfile -t steps < <(squeue -h -s -j \"$SLURM_JOB_ID\" -o %i "
+        "      mapfile -t steps < <(squeue -h -s -j \"$REQUEUE_JOB\" -o %i "
         "| grep -E '\\.[0-9]+$')",
         "      if (( ${#steps[@]} )); then",
         '        scancel --signal=TERM "${steps[@]}" || requeue_log "scancel failed"',
@@ -92,8 +96,8 @@ def trap(cfg: SlurmConfig) -> str:
         "requeue_job_clock() {",
         "  # SECONDS from the allocation's start, as Slurm counts the time limit",
         "  local used",
-        '  [ -n "${SLURM_JOB_ID:-}" ] || return 0',
-        '  used=$(squeue -h -j "$SLURM_JOB_ID" -o %M 2>/dev/null) || return 0',
+        '  [ -n "$REQUEUE_JOB" ] || return 0',
+        '  used=$(squeue -h -j "$REQUEUE_JOB" -o %M 2>/dev/null) || return 0',
         "  if [[ $used =~ ^(([0-9]+)-)?(([0-9]+):)?([0-9]+):([0-9]+)$ ]]; then",
         "    SECONDS=$(( ((10#${BASH_REMATCH[2]:-0} * 24 + 10#${BASH_REMATCH[4]:-0}) * 60 "
         "+ 10#${BASH_REMATCH[5]}) * 60 + 10#${BASH_REMATCH[6]} ))",
@@ -123,8 +127,8 @@ def trap(cfg: SlurmConfig) -> str:
         f'  requeue_log "{sig} at ${{SECONDS}}s: SIGTERM to the ranks (checkpoint and stop), '
         'then requeue $((restarts + 1)) of $REQUEUE_MAX"',
         "  requeue_stop_ranks",
-        '  if scontrol requeue "$SLURM_JOB_ID"; then',
-        '    requeue_log "requeued job $SLURM_JOB_ID; Slurm holds it about two minutes '
+        '  if scontrol requeue "$REQUEUE_JOB"; then',
+        '    requeue_log "requeued job $REQUEUE_JOB; Slurm holds it about two minutes '
         '(BeginTime) before it starts again"',
         "  else",
         '    requeue_log "scontrol requeue failed: the job ends with this run"',

@@ -11,7 +11,9 @@ last one ``max_requeues: 1`` allows) resumes from the checkpoint and finishes. S
 holds a requeued job about two minutes (BeginTime): this takes four to five minutes.
 
 The test waits for the job's end, never for a time; it asserts what the feature
-promises, not when each event came.
+promises, not when each event came. A single job and the two tasks of a sweep's job
+array run at once (each task requeued on its own, resuming its own checkpoint), so the
+array costs the suite no extra minutes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ pytestmark = pytest.mark.integration
 
 TOTAL_STEPS = 120
 CONFIG = """\
+optimizer:
+  lr: 0.1
 slurm:
   job_name: requeue
   nodes: 1
@@ -56,30 +60,52 @@ TRAINER = re.compile(
 JOB_TIMEOUT = 4 * 60 + 150 + 4 * 60
 
 
-def test_job_is_requeued_once_resumes_and_completes(
-    slurm_cluster: Cluster, torchrun: str, tmp_path: Path
-) -> None:
-    config = tmp_path / "requeue.yaml"
-    config.write_text(CONFIG.format(port=free_port(), tmp=tmp_path, steps=TOTAL_STEPS))
-    job_dir = tmp_path / "job"
+def render(config: Path, job_dir: Path, *options: str) -> None:
     subprocess.run(
         [sys.executable, "-m", "automodel_launch", "render", str(config), "--job-dir",
-         str(job_dir), "--entry", str(HARNESS / "requeue_trainer.py")],
+         str(job_dir), "--entry", str(HARNESS / "requeue_trainer.py"), *options],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
+
+
+def sbatch(cluster: Cluster, job_dir: Path, torchrun: str) -> str:
     path = f"{Path(torchrun).parent}:{os.environ['PATH']}"
-    submitted = slurm_cluster.run(
+    submitted = cluster.run(
         "sbatch", "--parsable", "job.sbatch", cwd=job_dir, extra_env={"PATH": path}
     )
     assert submitted.returncode == 0, submitted.stderr
-    job_id = submitted.stdout.strip().split(";")[0]
+    return submitted.stdout.strip().split(";")[0]
 
-    state = slurm_cluster.wait(job_id, timeout=JOB_TIMEOUT)
-    output = (job_dir / f"requeue_{job_id}.out").read_text()
-    assert state == "COMPLETED", output
-    # requeued once: max_requeues
-    assert slurm_cluster.job_field(job_id, "Restarts") == "1", output
 
+def test_job_and_array_tasks_are_requeued_once_resume_and_complete(
+    slurm_cluster: Cluster, torchrun: str, tmp_path: Path
+) -> None:
+    """A single job and a sweep's two array tasks, submitted together (one wait for all
+    three): each is signalled, requeued once on its own, and resumes its own checkpoint."""
+    config = tmp_path / "requeue.yaml"
+    config.write_text(CONFIG.format(port=free_port(), tmp=tmp_path, steps=TOTAL_STEPS))
+    render(config, tmp_path / "job")
+    render(config, tmp_path / "sweep", "--sweep", "optimizer.lr=0.1,0.2")
+    single = sbatch(slurm_cluster, tmp_path / "job", torchrun)
+    array = sbatch(slurm_cluster, tmp_path / "sweep", torchrun)
+    runs = [(single, tmp_path / "job" / f"requeue_{single}.out")] + [
+        (f"{array}_{i}", tmp_path / "sweep" / "points" / str(i) / f"requeue_{array}_{i}.out")
+        for i in (0, 1)
+    ]
+    for job_id, log in runs:
+        state = slurm_cluster.wait(job_id, timeout=JOB_TIMEOUT)
+        output = log.read_text()
+        assert state == "COMPLETED", output
+        # requeued once: max_requeues
+        assert slurm_cluster.job_field(job_id, "Restarts") == "1", output
+        assert_requeued_and_resumed(output, job_id)
+    # each task of the array kept its own checkpoints
+    assert [(tmp_path / "ckpt" / i / "latest").read_text() for i in "01"] == [str(TOTAL_STEPS)] * 2
+
+
+def assert_requeued_and_resumed(output: str, job_id: str) -> None:
+    """One run stopped part way by the trap, then the requeued run from its checkpoint
+    to the end."""
     events = [m.groupdict() for m in TRAINER.finditer(output)]
     first = [e for e in events if e["n"] == "0"]
     second = [e for e in events if e["n"] == "1"]
@@ -99,7 +125,8 @@ def test_job_is_requeued_once_resumes_and_completes(
         r"^automodel-launch: USR1 at \d+s: SIGTERM to the ranks \(checkpoint and stop\), "
         r"then requeue 1 of 1$", output, re.M
     ), output  # fmt: skip
-    assert f"requeued job {job_id}; Slurm holds it about two minutes" in output
+    # the task requeued itself alone (ARRAYID_INDEX), not the whole array
+    assert f"automodel-launch: requeued job {job_id}; Slurm holds it about two minutes" in output
     # the restarted run, the last allowed, trains on when (if) it is signalled
     assert "requeue 2 of" not in output
     assert output.count("then requeue 1 of 1") == 1, output

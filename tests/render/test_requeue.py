@@ -35,11 +35,13 @@ while (( SECONDS < end )); do sleep 0.1; done
 echo "srun ended" >> "$RECORD/events"
 exit 3
 """
-# squeue stand-in: the time the job has used (FAKE_USED, -o %M), or its steps (-s)
+# squeue stand-in: the time the job has used (FAKE_USED, -o %M), or the steps (-s) of
+# the job it is asked about (-j)
 FAKE_SQUEUE = """#!/bin/bash
 if [[ " $* " == *" %M "* ]]; then echo "$FAKE_USED"; exit; fi
-echo "$SLURM_JOB_ID.batch"
-if [ -e "$RECORD/step" ]; then echo "$SLURM_JOB_ID.0"; fi
+while [ $# -gt 0 ]; do if [ "$1" = -j ]; then job=$2; fi; shift; done
+echo "$job.batch"
+if [ -e "$RECORD/step" ]; then echo "$job.0"; fi
 """
 FAKE_SCANCEL = """#!/bin/bash
 echo "scancel $*" >> "$RECORD/events"
@@ -140,6 +142,7 @@ def run_job(
     signum: int = signal.SIGUSR1,
     used: str = "0:00",
     step_delay: float = 0,
+    array_task: str | None = None,
 ) -> tuple[int, list[str], str]:
     """Run the script; send it the signal ``signal_after`` s after srun started (time for
     the batch shell to reach its ``wait``). (exit code, events, output)
@@ -164,6 +167,8 @@ def run_job(
     }
     if restarts is not None:
         environ["SLURM_RESTART_COUNT"] = restarts
+    if array_task is not None:  # a task of array 4240 (its own job id is 4242)
+        environ |= {"SLURM_ARRAY_JOB_ID": "4240", "SLURM_ARRAY_TASK_ID": array_task}
     job = subprocess.Popen(
         ["bash", str(tmp / "job.sbatch")], env=environ, cwd=tmp,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -190,6 +195,19 @@ def test_a_signal_stops_the_ranks_with_sigterm_and_requeues(tmp_path: Path) -> N
         r"then requeue 1 of 2\n", output
     )  # fmt: skip
     assert "requeued job 4242; Slurm holds it about two minutes (BeginTime)" in output
+
+
+@pytest.mark.parametrize("task", ["0", "3"])
+def test_a_task_of_an_array_stops_and_requeues_itself_alone(tmp_path: Path, task: str) -> None:
+    """The first task's own job id is the array's (it names every task): the trap asks
+    for ARRAYID_INDEX, whichever task it is."""
+    doc = document(time="2", signal="USR1@90", requeue=True, max_requeues=2)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=20, array_task=task)
+    assert events == [
+        f"scancel --signal=TERM 4240_{task}.0", "srun got TERM", f"scontrol requeue 4240_{task}",
+    ]  # fmt: skip
+    assert code == 0, output
+    assert f"requeued job 4240_{task}; Slurm holds it about two minutes (BeginTime)" in output
 
 
 def test_a_command_is_stopped_and_requeued_as_torchrun_is(tmp_path: Path) -> None:
@@ -282,7 +300,8 @@ def test_the_clock_reads_what_squeue_says_the_job_used(
     an answer (or outside a job) the script keeps its own clock."""
     text = script(document(signal="USR1@60", requeue=True))
     function = re.search(r"^requeue_job_clock\(\) \{\n.*?^\}\n", text, re.M | re.S)
-    assert function
+    job = re.findall(r"^REQUEUE_JOB=.*\n", text, re.M)
+    assert function and len(job) == 2
     squeue = tmp_path / "squeue"
     squeue.write_text(
         '#!/bin/bash\necho "squeue $*" >> "$RECORD/calls"\n'
@@ -293,7 +312,7 @@ def test_the_clock_reads_what_squeue_says_the_job_used(
                "FAKE_USED": used}  # fmt: skip
     if used != "no job":
         environ["SLURM_JOB_ID"] = "4242"
-    shell = f"set -euo pipefail\n{function[0]}requeue_job_clock\necho $SECONDS\n"
+    shell = f"set -euo pipefail\n{''.join(job)}{function[0]}requeue_job_clock\necho $SECONDS\n"
     done = subprocess.run(
         ["bash", "-c", shell], env=environ, capture_output=True, text=True, timeout=60
     )

@@ -2,7 +2,8 @@
 
 One step a second up to TOTAL_STEPS. A checkpoint (the step reached) is written to
 CKPT_DIR every CKPT_EVERY steps, by rename so it is whole or absent, and read at
-start: a restarted run resumes from it. SIGTERM is handled as AutoModel's
+start: a restarted run resumes from it. A task of a job array keeps its own checkpoints,
+in CKPT_DIR/TASK_ID. SIGTERM is handled as AutoModel's
 StepScheduler handles its preemption signal: the step in progress finishes, a
 checkpoint is saved, training stops. Every event is one line on stdout.
 """
@@ -31,6 +32,9 @@ def save(path: Path, step: int, reason: str) -> None:
 
 def main() -> int:
     folder = Path(os.environ["CKPT_DIR"])
+    task = os.environ.get("SLURM_ARRAY_TASK_ID")
+    if task is not None:
+        folder = folder / task
     folder.mkdir(parents=True, exist_ok=True)
     latest = folder / "latest"
     total = int(os.environ.get("TOTAL_STEPS", "60"))
