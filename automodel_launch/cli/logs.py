@@ -43,4 +43,4 @@ def command(
     else:
         manifest = target
     code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
-    raise typer.Exit(code)  # the job's own exit code (README: logs --follow)
+    raise typer.Exit(code)  # the job's own exit code (docs/jobs.md: logs --follow)

@@ -1,6 +1,6 @@
 """One recipe, its profile and its overrides, merged into the data every rule checks.
 
-The precedence, highest first (stated here once; the README repeats it):
+The precedence, highest first (stated here once; docs/profiles.md repeats it):
 
 1. ``--set KEY=VALUE`` arguments (a later one wins over an earlier one);
 2. the recipe's own section;

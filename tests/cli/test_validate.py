@@ -135,11 +135,11 @@ def test_piped_text_is_plain_and_exact(tmp_path: Path) -> None:
     )
 
 
-def test_the_bundled_broken_example_matches_the_readme() -> None:
+def test_the_bundled_broken_example_matches_docs_validate() -> None:
     result = run("examples/broken.yaml", *OFFLINE)
     assert result.returncode == 1
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("$ automodel-launch validate examples/broken.yaml\n", 1)[1]
+    page = (ROOT / "docs" / "validate.md").read_text(encoding="utf-8")
+    block = page.split("$ automodel-launch validate examples/broken.yaml\n", 1)[1]
     assert result.stdout == block.split("```", 1)[0]
 
 

@@ -3,27 +3,36 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.docs.tour import console_steps, fake_cluster, normalised, run_step, tour_env
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
 
 
-def test_validate_tour_is_the_real_output() -> None:
-    block = re.search(r"```console\n\$ automodel-launch (validate [^\n]+)\n(.*?)```", README, re.S)
-    assert block, "the README has no validate tour"
-    args, shown = block.group(1).split(), block.group(2)
-    done = subprocess.run(
-        [sys.executable, "-m", "automodel_launch", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    assert done.stdout == shown
+def test_the_tour_and_the_pages_it_leads_to_are_the_real_output(tmp_path: Path) -> None:
+    """The README's tour (validate, render, submit, jobs), then the status of the job it
+    submitted (docs/jobs.md) and preflight (docs/preflight.md), in one directory against
+    one stand-in cluster, as a user on a login node would run them."""
+    steps = console_steps(README)
+    assert [command.split()[1] for command, _ in steps] == ["validate", "render", "submit", "jobs"]
+    assert "error[" in steps[0][1] and steps[1][1].startswith("#!/bin/bash\n#SBATCH")
+    for page in ("jobs.md", "preflight.md"):
+        steps += console_steps((DOCS / page).read_text(encoding="utf-8"))
+    (tmp_path / "home").mkdir()
+    env = tour_env(fake_cluster(tmp_path / "cluster"), tmp_path / "home")
+    # a short directory, as on the page: status cuts a path of over 120 characters
+    with tempfile.TemporaryDirectory(prefix="llm-", dir="/tmp") as where:
+        cwd = Path(where)
+        shutil.copytree(ROOT / "examples", cwd / "examples")
+        for command, shown in steps:
+            assert normalised(run_step(command, cwd, env), cwd) == normalised(shown), command
 
 
 def test_the_set_up_command_runs_clean_here() -> None:
@@ -58,10 +67,24 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert command.group(1) in Path(ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()
 
 
+def test_the_validate_page_shows_the_real_output() -> None:
+    steps = console_steps((DOCS / "validate.md").read_text(encoding="utf-8"))
+    assert [command for command, _ in steps] == ["automodel-launch validate examples/broken.yaml"]
+    for command, shown in steps:
+        done = subprocess.run(
+            [sys.executable, "-m", "automodel_launch", *command.split()[1:]],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+        assert done.stdout == shown
+
+
 def test_the_preflight_table_names_real_codes() -> None:
     from automodel_launch.diagnostics import CODES
 
-    section = README.split("## Live preflight", 1)[1].split("\n## ", 1)[0]
+    section = (DOCS / "preflight.md").read_text(encoding="utf-8")
     named = set(re.findall(r"^\| `([a-z-]+)`", section, re.M))
     named |= set(re.findall(r"^\| `[a-z-]+`, `([a-z-]+)`", section, re.M))
     assert len(named) >= 14

@@ -1,4 +1,4 @@
-"""The README's profile tour is real output."""
+"""The profile tour of docs/profiles.md is real output."""
 
 from __future__ import annotations
 
@@ -9,25 +9,22 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT
+from tests.docs.tour import console_steps
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
 
 
 def _tour() -> list[tuple[str, str]]:
-    part = README.split("## Profiles, overrides", 1)[1]
-    block = re.search(r"```console\n(.*?)```", part, re.S)
-    assert block, "the README has no profile tour"
-    steps: list[tuple[str, str]] = []
-    for chunk in re.split(r"^\$ ", block.group(1), flags=re.M)[1:]:
-        command, _, output = chunk.partition("\n")
-        steps.append((command, output))
+    steps = console_steps(PAGE)
+    assert steps, "docs/profiles.md has no profile tour"
     return steps
 
 
-def test_the_tour_shows_a_profile_a_set_and_init() -> None:
+def test_the_tour_shows_a_profile_a_set_init_and_explain() -> None:
     commands = [command for command, _ in _tour()]
     assert any("--profile" in c and "--set" in c for c in commands)
     assert any(c.startswith("automodel-launch init ") for c in commands)
+    assert any(c.startswith("automodel-launch explain ") for c in commands)
 
 
 def test_the_profile_tour_is_the_real_output() -> None:
