@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +14,6 @@ from rich.console import Console
 
 from automodel_launch.cli import jobs_list
 from automodel_launch.cli.app import app, run_app
-from tests.conftest import ROOT
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
 
@@ -190,21 +186,3 @@ def test_what_only_rich_can_draw_is_drawn_by_rich(
     assert "\x1b[1mID" in coloured
     plain = re.sub(r"\x1b\[[0-9;]*m", "", coloured).splitlines()
     assert max(len(line) for line in plain) == 100 and len(plain) > 2  # the path folded
-
-
-def test_jobs_imports_neither_typer_nor_rich(registry: FakeSlurm, tmp_path: Path) -> None:
-    script = (
-        "import sys\n"
-        "sys.argv = ['automodel-launch', 'jobs']\n"
-        "from automodel_launch.cli import _dispatch, errors\n"
-        "code = errors.run(_dispatch)\n"
-        "heavy = {'typer', 'click', 'rich', 'ruamel', 'importlib.metadata'}\n"
-        "print(code, sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": registry.path},
-    )  # fmt: skip
-    assert done.stderr == "0 []\n"
-    assert done.stdout.splitlines()[1].split()[:2] == [SWEEP, "lr"]
-    assert [call.split()[0] for call in registry.calls] == ["squeue", "sacct"]
