@@ -8,6 +8,7 @@ import pytest
 
 from automodel_launch import api
 from automodel_launch.errors import LaunchError, UsageError
+from automodel_launch.jobs.listing import list_jobs
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 from automodel_launch.plan.sweep import SweepError
@@ -85,7 +86,7 @@ def test_the_job_list_and_its_rows(recorded: FakeSlurm) -> None:
     ]  # fmt: skip
     assert (listed.rows, listed.left_out, listed.recorded, listed.problems) == (2, 1, True, [])
     assert [getattr(row, "id", None) for row in listed.table] == [SWEEP]
-    everything = api.job_list()
+    everything = list_jobs()  # every row, unless a limit is given
     assert (len(everything.jobs), everything.rows, everything.left_out) == (4, 2, 0)
     assert everything.jobs[-1].manifest.id == "b00000000000"
     assert (everything.jobs[-1].state, everything.jobs[-1].exit_code) == ("FAILED", 3)
@@ -96,7 +97,12 @@ def test_the_job_list_and_its_rows(recorded: FakeSlurm) -> None:
     assert not api.job_list(launcher="skypilot").recorded
     assert [s.manifest.id for s in api.job_list(launcher="interactive").jobs] == ["b00000000000"]
     assert api.job_list(since="1s").jobs == []  # submitted in 2026-11
+    assert api.job_list(since="1s", limit=5).jobs == []
+    running = api.job_list(state="RUNNING", limit=1)
+    assert ([s.manifest.id for s in running.jobs], running.rows) == (["abcdef000000"], 1)
     assert len(api.job_list(sweep="lr").jobs) == 3 and api.job_list(sweep="nothing").jobs == []
+    pending = api.job_list(sweep="lr", state="PENDING")
+    assert (pending.jobs, pending.rows, pending.recorded) == ([], 0, True)
     with pytest.raises(UsageError, match="since: 'two days' is not a time span like 2d"):
         api.job_list(since="two days")
     assert [j["state"] for j in api.jobs(state="FAILED")] == ["FAILED", "FAILED"]

@@ -77,7 +77,6 @@ def command(
 
 def _watch(listed: Callable[[], Listing], every: float) -> None:
     """Refresh the table every ``every`` seconds until Ctrl-C, which ends it with exit 0."""
-    import sys
     import time
 
     from rich.live import Live
@@ -94,7 +93,7 @@ def _watch(listed: Callable[[], Listing], every: float) -> None:
         return view.jobs_table(found.table)
 
     try:
-        with Live(table(), console=console(sys.stdout), auto_refresh=False) as live:
+        with Live(table(), console=console(), auto_refresh=False) as live:
             while True:
                 time.sleep(every)
                 live.update(table(), refresh=True)

@@ -67,8 +67,8 @@ def listing(
     if limit is None:
         limit = DEFAULT_ROWS if text else 0
     return api.job_list(
-        launcher=LAUNCHER_NAMES.get(launcher or ""), state=state.upper() if state else None,
-        since=since, limit=limit,
+        launcher=LAUNCHER_NAMES[launcher] if launcher else None,
+        state=state.upper() if state else None, since=since, limit=limit,
     )  # fmt: skip
 
 
@@ -99,26 +99,26 @@ def show(found: Listing, output_format: str) -> None:
     if text is not None:
         out.write(text)
     else:
-        console(out).print(view.jobs_table(found.table))
+        console().print(view.jobs_table(found.table))
     left = found.left_out
     if left > 0:
         out.write(f"({left} older row{'s' if left > 1 else ''} not shown: --limit 0 shows "
                   "every one)\n")  # fmt: skip
 
 
-def console(out: TextIO) -> Any:
+def console() -> Any:
     """rich's console for the table: the terminal's width, or whole rows in a pipe."""
     from rich.console import Console
 
-    made = Console(file=out)
-    return made if made.is_terminal else Console(file=out, width=PIPE_WIDTH)
+    made = Console()
+    return made if made.is_terminal else Console(width=PIPE_WIDTH)
 
 
 def rich_terminal(stream: TextIO, environ: Mapping[str, str]) -> bool:
     """Whether rich draws for a terminal there (colours, the terminal's width): rich's own
     rule (``TTY_COMPATIBLE``, then ``FORCE_COLOR``, then the stream), asked without
     importing it."""
-    compatible = environ.get("TTY_COMPATIBLE", "")
+    compatible = environ.get("TTY_COMPATIBLE")
     if compatible in ("0", "1"):
         return compatible == "1"
     force = environ.get("FORCE_COLOR")

@@ -46,19 +46,18 @@ def list_jobs(
     scheduler query a launcher). Without ``state`` or ``sweep``, one query of the registry
     gives only the jobs of those rows; with one, every job it could be is asked about
     first. ``sweep``: only the points of the sweep it names (its id, array id or name)."""
+    total: int | None = None  # the registry counts the rows when it picks them
     with open_registry() as registry:
         if sweep is not None:
             _, named = registry.sweep_ids(sweep)
             manifests = registry.sweep_points(named[0]) if named else []
-            total = -1
         elif limit and state is None:
             manifests, total = registry.newest_rows(limit, launcher, after)
         else:
             manifests = registry.jobs(launcher, after)
-            total = -1
         problems = list(registry.problems)
     found = [s for s in statuses(manifests) if state is None or s.state == state]
-    if total < 0:
+    if total is None:
         grouped = rows(found)
         total = len(grouped)
         if limit:

@@ -186,3 +186,39 @@ def test_what_only_rich_can_draw_is_drawn_by_rich(
     assert "\x1b[1mID" in coloured
     plain = re.sub(r"\x1b\[[0-9;]*m", "", coloured).splitlines()
     assert max(len(line) for line in plain) == 100 and len(plain) > 2  # the path folded
+
+
+def test_the_default_rows_and_what_is_left_out(
+    registry: FakeSlurm, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(jobs_list, "DEFAULT_ROWS", 1)
+    assert jobs_list.fast([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[0] == SWEEP
+    assert lines[2:] == ["(2 older rows not shown: --limit 0 shows every one)"]
+    assert jobs_list.fast(["--format", "json"]) == 0  # JSON: every job unless --limit
+    assert len(json.loads(capsys.readouterr().out)["jobs"]) == 5
+    assert jobs_list.fast(["--since", "1s"]) == 0  # every job was submitted in 2026-11
+    assert capsys.readouterr().out == "no jobs recorded\n"
+    assert jobs_list.parse(["--limit", "123456789"]) == {"limit": 123456789}
+
+
+def test_rich_draws_for_a_terminal_only(
+    registry: FakeSlurm, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS"):
+        monkeypatch.delenv(name, raising=False)
+    drawn: list[str] = []
+    real = jobs_list.console
+
+    def console() -> object:
+        drawn.append("rich")
+        return real()
+
+    monkeypatch.setattr(jobs_list, "console", console)
+    assert jobs_list.fast([]) == 0  # a pipe: no rich
+    assert drawn == [] and capsys.readouterr().out.startswith("ID ")
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    jobs_list.show(jobs_list.listing(None, None, None, None, True), "text")
+    assert drawn == ["rich"] and "\x1b[1m" in terminal.getvalue()  # bold headers
