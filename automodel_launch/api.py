@@ -11,6 +11,8 @@ them, prints the result). A notebook or a script uses them the same way::
     submitted = api.submit(plan)              # one sbatch; every point recorded
     for job in api.jobs(sweep=submitted.sweep):
         print(job["point"], job["values"], job["state"])
+    print(api.status(submitted.sweep).summary)  # 2 points: 1 RUNNING, 1 PENDING
+    api.cancel(submitted.sweep)               # every point not finished: one scancel
 
 Every function raises a :class:`~automodel_launch.errors.LaunchError` (with a message
 and a hint) for what the command line would report as an error; a plan whose points do
@@ -22,9 +24,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
+    from automodel_launch.jobs.listing import Listing
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.jobs.sweeps import Sweep, SweepStatus
     from automodel_launch.plan.plan import JobPlan
     from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
@@ -124,20 +130,93 @@ def jobs(
     """The registry's jobs with their states now, as ``jobs --format json`` lists them
     (newest first; every point of a sweep is a job). ``since``: ``2d``, ``12h``...;
     ``sweep``: only the points of the sweep it names (an id, its array id or its name)."""
-    from automodel_launch.jobs import view
-    from automodel_launch.jobs.lookup import since_epoch
-    from automodel_launch.jobs.registry import open_registry
-    from automodel_launch.jobs.status import statuses
+    found = job_list(launcher=launcher, state=state, since=since, sweep=sweep)
+    return [status.to_json() for status in found.jobs]
 
-    with open_registry() as registry:
-        if sweep is not None:
-            _, named = registry.sweep_ids(sweep)
-            manifests = registry.sweep_points(named[0]) if named else []
-        else:
-            manifests = registry.jobs(launcher, since_epoch(since) if since else None)
-    shown = [s for s in statuses(manifests) if state is None or s.state == state]
-    rows: list[dict[str, Any]] = json.loads(view.jobs_json(shown))["jobs"]
-    return rows
+
+def job_list(
+    *,
+    launcher: str | None = None,
+    state: str | None = None,
+    since: str | None = None,
+    limit: int = 0,
+    sweep: str | None = None,
+) -> Listing:
+    """What ``jobs`` shows: the jobs of the newest ``limit`` rows (0: all; a sweep is one
+    row) with their states now (``.jobs``: :class:`~automodel_launch.jobs.status.JobStatus`,
+    ``.table``: the rows), how many rows there are (``.rows``) and the registry's records
+    that hold no manifest (``.problems``). Options as :func:`jobs` takes them."""
+    from automodel_launch.errors import UsageError
+    from automodel_launch.jobs.listing import list_jobs
+    from automodel_launch.jobs.lookup import since_epoch
+
+    try:
+        after = since_epoch(since) if since is not None else None
+    except ValueError as exc:
+        raise UsageError(f"since: {exc}") from None
+    return list_jobs(launcher=launcher, state=state, after=after, limit=limit, sweep=sweep)
+
+
+def find(ref: str) -> Manifest | Sweep:
+    """The job (its manifest) or sweep ``ref`` names: an id or its unique start, a
+    scheduler id, a job directory or a name (the newest of that name)."""
+    from automodel_launch.jobs.lookup import find_job_or_sweep
+
+    return find_job_or_sweep(ref)
+
+
+def job(ref: str, *, point: int | None = None) -> Manifest:
+    """The one job ``ref`` names; of a sweep, its point ``point`` (required then)."""
+    from automodel_launch.jobs.status import JobError
+    from automodel_launch.jobs.sweeps import Sweep
+
+    found = find(ref)
+    if isinstance(found, Sweep):
+        if point is None:
+            raise JobError(
+                f"'{ref}' is sweep {found.id} of {len(found.points)} points: give one with "
+                f"--point I (its points are {found.indexes})"
+            )
+        return found.point(point)
+    if point is not None:
+        raise JobError(f"'{ref}' is job {found.id}, not a sweep: --point is for a sweep")
+    return found
+
+
+@overload
+def status(ref: Manifest) -> JobStatus: ...
+@overload
+def status(ref: Sweep) -> SweepStatus: ...
+@overload
+def status(ref: str) -> JobStatus | SweepStatus: ...
+def status(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
+    """The state now of a job, or of every point of a sweep (one scheduler query);
+    ``ref`` as :func:`find` takes it, or what it returned."""
+    from automodel_launch.jobs.status import statuses
+    from automodel_launch.jobs.sweeps import Sweep, SweepStatus
+
+    target = find(ref) if isinstance(ref, str) else ref
+    if isinstance(target, Sweep):
+        return SweepStatus(target.id, tuple(statuses(list(target.points))))
+    return statuses([target])[0]
+
+
+@overload
+def cancel(ref: Manifest) -> JobStatus: ...
+@overload
+def cancel(ref: Sweep) -> SweepStatus: ...
+@overload
+def cancel(ref: str) -> JobStatus | SweepStatus: ...
+def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
+    """Cancel a job, or every point of a sweep not finished yet (Slurm: one ``scancel``);
+    its state after. ``ref`` as :func:`status` takes it."""
+    from automodel_launch.jobs.status import backend, cancel_all
+    from automodel_launch.jobs.sweeps import Sweep, SweepStatus
+
+    target = find(ref) if isinstance(ref, str) else ref
+    if isinstance(target, Sweep):
+        return SweepStatus(target.id, tuple(cancel_all(list(target.points))))
+    return backend(target.launcher).cancel(target)
 
 
 def _arguments(given: Mapping[str, Any] | Sequence[str], *, many: bool) -> list[str]:

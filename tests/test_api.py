@@ -7,8 +7,13 @@ from pathlib import Path
 import pytest
 
 from automodel_launch import api
-from automodel_launch.errors import LaunchError
+from automodel_launch.errors import LaunchError, UsageError
+from automodel_launch.jobs.listing import list_jobs
+from automodel_launch.jobs.status import JobError, JobStatus
+from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 from automodel_launch.plan.sweep import SweepError
+from tests.jobs.slurm_fakes import FakeSlurm
+from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
 from tests.plan.test_plan_cli import RECIPE, SLURM, fake
 
 
@@ -50,3 +55,97 @@ def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(recipe: Pat
 def test_sweep_options_are_checked_as_on_the_command_line(recipe: Path) -> None:
     with pytest.raises(SweepError, match=r"optimizer\.lr is given to both --set and --sweep"):
         api.plan(recipe, sweep=["optimizer.lr=1,2"], sets=["optimizer.lr=3"])
+
+
+# ------------------------------------------------------------------ jobs, status, cancel
+HALF_HOUR = "2026-11-30T10:00:00|2026-11-30T10:30:00"
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
+    """A sweep of 3 Slurm points (point 0 running, the others finished) and a local run
+    that ended with exit status 3."""
+    slurm = FakeSlurm(tmp_path / "slurm")
+    monkeypatch.setenv("PATH", slurm.path)
+    sweep(tmp_path / "jobs", 3)
+    local = job(tmp_path / "jobs" / "local", "b00000000000", None, name="local",
+                launcher="interactive", submitted_at="2026-11-29T16:49:19Z")  # fmt: skip
+    (Path(local.job_dir) / "exit_code").write_text("3\n")
+    record(local)
+    slurm.squeue({"job_id": 101, "array_job_id": 100, "array_task_id": 0,
+                  "job_state": "RUNNING", "state_reason": "None"})  # fmt: skip
+    slurm.answer("sacct", f"100_1|COMPLETED|0:0|{HALF_HOUR}|n1||\n"
+                 f"100_2|FAILED|1:0|{HALF_HOUR}|n1||\n")  # fmt: skip
+    return slurm
+
+
+def test_the_job_list_and_its_rows(recorded: FakeSlurm) -> None:
+    listed = api.job_list(limit=1)  # newest first: the sweep's points, last point first
+    assert [(s.manifest.id, s.state) for s in listed.jobs] == [
+        ("abcdef000002", "FAILED"), ("abcdef000001", "COMPLETED"), ("abcdef000000", "RUNNING"),
+    ]  # fmt: skip
+    assert (listed.rows, listed.left_out, listed.recorded, listed.problems) == (2, 1, True, [])
+    assert [getattr(row, "id", None) for row in listed.table] == [SWEEP]
+    everything = list_jobs()  # every row, unless a limit is given
+    assert (len(everything.jobs), everything.rows, everything.left_out) == (4, 2, 0)
+    assert everything.jobs[-1].manifest.id == "b00000000000"
+    assert (everything.jobs[-1].state, everything.jobs[-1].exit_code) == ("FAILED", 3)
+    failed = api.job_list(state="FAILED", limit=1)
+    assert [s.manifest.id for s in failed.jobs] == ["abcdef000002"]
+    assert (failed.rows, failed.left_out) == (2, 1)  # the sweep's row, then the local run
+    assert api.job_list(state="PENDING").jobs == [] and api.job_list(state="PENDING").recorded
+    assert not api.job_list(launcher="skypilot").recorded
+    assert [s.manifest.id for s in api.job_list(launcher="interactive").jobs] == ["b00000000000"]
+    assert api.job_list(since="1s").jobs == []  # submitted in 2026-11
+    assert api.job_list(since="1s", limit=5).jobs == []
+    running = api.job_list(state="RUNNING", limit=1)
+    assert ([s.manifest.id for s in running.jobs], running.rows) == (["abcdef000000"], 1)
+    assert len(api.job_list(sweep="lr").jobs) == 3 and api.job_list(sweep="nothing").jobs == []
+    pending = api.job_list(sweep="lr", state="PENDING")
+    assert (pending.jobs, pending.rows, pending.recorded) == ([], 0, True)
+    with pytest.raises(UsageError, match="since: 'two days' is not a time span like 2d"):
+        api.job_list(since="two days")
+    assert [j["state"] for j in api.jobs(state="FAILED")] == ["FAILED", "FAILED"]
+
+
+def test_status_of_a_job_and_of_a_sweep(recorded: FakeSlurm) -> None:
+    local = api.status("local")
+    assert isinstance(local, JobStatus) and (local.state, local.exit_code) == ("FAILED", 3)
+    found = api.find(SWEEP[:6])
+    assert isinstance(found, Sweep) and [m.point for m in found.points] == [0, 1, 2]
+    shown = api.status(found)
+    assert shown.summary == "3 points: 1 RUNNING, 1 COMPLETED, 1 FAILED"
+    assert [c.split()[0] for c in recorded.calls] == ["squeue", "sacct"]  # one query each
+    assert api.status("100").id == SWEEP  # type: ignore[union-attr]
+    with pytest.raises(JobError, match="no job or sweep is 'nothing'"):
+        api.status("nothing")
+
+
+def test_one_job_for_logs(recorded: FakeSlurm) -> None:
+    assert api.job("local").id == "b00000000000"
+    assert api.job(SWEEP, point=2).scheduler_id == "100_2"
+    with pytest.raises(JobError) as named:
+        api.job(SWEEP)
+    assert str(named.value) == (
+        f"'{SWEEP}' is sweep {SWEEP} of 3 points: give one with --point I (its points are 0 to 2)"
+    )
+    with pytest.raises(JobError, match="'local' is job b00000000000, not a sweep: --point is"):
+        api.job("local", point=0)
+    with pytest.raises(JobError, match=f"sweep {SWEEP} has no point 5: its points are 0 to 2"):
+        api.job(SWEEP, point=5)
+
+
+def test_cancel_of_a_sweep_is_one_scancel_and_of_an_ended_job_nothing(
+    recorded: FakeSlurm,
+) -> None:
+    recorded.tool("scancel", f"/bin/cp {recorded.root}/gone.json {recorded.root}/squeue.out")
+    (recorded.root / "gone.json").write_text('{"jobs": []}')
+    recorded.answer("sacct", f"100_0|CANCELLED by 0|0:15|||||\n100_1|COMPLETED|0:0|{HALF_HOUR}|n1"
+                    f"||\n100_2|FAILED|1:0|{HALF_HOUR}|n1||\n")  # fmt: skip
+    done = api.cancel(SWEEP)
+    assert isinstance(done, SweepStatus)
+    assert done.summary == "3 points: 1 COMPLETED, 1 FAILED, 1 CANCELLED"
+    assert recorded.called("scancel") == ["scancel -- 100_0"]
+    ended = api.cancel("local")
+    assert isinstance(ended, JobStatus) and ended.state == "FAILED"
+    assert not (Path(ended.manifest.job_dir) / "cancelled").exists()

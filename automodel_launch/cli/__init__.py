@@ -22,6 +22,12 @@ def _dispatch() -> int:
         code = validate(sys.argv[2:])
         if code is not None:
             return code
+    elif sys.argv[1:2] == ["jobs"]:
+        from automodel_launch.cli.jobs_list import fast
+
+        code = fast(sys.argv[2:])
+        if code is not None:
+            return code
     from automodel_launch.cli.app import run_app
 
     return run_app(sys.argv[1:])

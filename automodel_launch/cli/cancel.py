@@ -14,22 +14,19 @@ def command(
     ],
 ) -> None:
     """Cancel the job (or every point of a sweep) and show its state."""
-    from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import backend, cancel_all
-    from automodel_launch.jobs.sweeps import Sweep, SweepStatus
+    from automodel_launch import api
+    from automodel_launch.jobs.sweeps import SweepStatus
 
-    target = load_job(job)
-    if isinstance(target, Sweep):
-        shown = SweepStatus(target.id, tuple(cancel_all(list(target.points))))
-        typer.echo(f"cancelled sweep {target.id} ({target.launcher} {shown.array_id or '-'})")
-        typer.echo(f"state: {shown.summary}")
+    done = api.cancel(job)
+    if isinstance(done, SweepStatus):
+        typer.echo(f"cancelled sweep {done.id} ({done.first.launcher} {done.array_id or '-'})")
+        typer.echo(f"state: {done.summary}")
         return
-    manifest = target
-    status = backend(manifest.launcher).cancel(manifest)
-    if status.state == "CANCELLED":
+    manifest = done.manifest
+    if done.state == "CANCELLED":
         typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")
-    elif status.finished:
-        typer.echo(f"job {manifest.id} had already ended: {status.state}")
+    elif done.finished:
+        typer.echo(f"job {manifest.id} had already ended: {done.state}")
     else:
-        typer.echo(f"asked to cancel job {manifest.id}; it is {status.state} for now")
-    typer.echo(f"state: {status.state}")
+        typer.echo(f"asked to cancel job {manifest.id}; it is {done.state} for now")
+    typer.echo(f"state: {done.state}")

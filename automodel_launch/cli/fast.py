@@ -96,6 +96,22 @@ def validate(args: list[str]) -> int | None:
 
 
 _PLUGIN_LOADER = "pydantic.plugin._loader"
+_PLUGINS_VARIABLE = "PYDANTIC_DISABLE_PLUGINS"
+
+
+def skip_plugin_search() -> None:
+    """No pydantic plugin in this process, as for validate, for a command that starts other
+    processes: their environment is left as it was."""
+    import os
+
+    if _PLUGINS_VARIABLE in os.environ:
+        _answer_plugin_search()  # as the variable says
+        return
+    os.environ[_PLUGINS_VARIABLE] = "__all__"
+    try:
+        _answer_plugin_search()
+    finally:
+        del os.environ[_PLUGINS_VARIABLE]
 
 
 def _answer_plugin_search() -> None:

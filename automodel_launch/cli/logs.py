@@ -26,21 +26,9 @@ def command(
     ] = None,
 ) -> None:
     """Print the job's output (of a sweep: one point's, --point I)."""
-    from automodel_launch.cli.status import load_job
-    from automodel_launch.jobs.status import JobError, backend
-    from automodel_launch.jobs.sweeps import Sweep
+    from automodel_launch import api
+    from automodel_launch.jobs.status import backend
 
-    target = load_job(job)
-    if isinstance(target, Sweep):
-        if point is None:
-            raise JobError(
-                f"'{job}' is sweep {target.id} of {len(target.points)} points: give one with "
-                f"--point I (its points are {target.indexes})"
-            )
-        manifest = target.point(point)
-    elif point is not None:
-        raise JobError(f"'{job}' is job {target.id}, not a sweep: --point is for a sweep")
-    else:
-        manifest = target
+    manifest = api.job(job, point=point)
     code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)
     raise typer.Exit(code)  # the job's own exit code (docs/jobs.md: logs --follow)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.sweeps import Sweep
 
 WATCH_SECONDS = 2.0
@@ -31,18 +30,18 @@ def command(
     import sys
     import time
 
+    from automodel_launch import api
     from automodel_launch.jobs import view
-    from automodel_launch.jobs.status import statuses
     from automodel_launch.jobs.sweeps import Sweep
 
     if output_format not in ("text", "json"):
         raise typer.BadParameter("use text or json", param_hint="--format")
-    target = load_job(job)
+    target = api.find(job)  # a JobError, ManifestError or RegistryError (exit 1)
     if isinstance(target, Sweep):
         _sweep(target, watch, output_format)
         return
     manifest = target
-    status = statuses([manifest])[0]
+    status = api.status(manifest)
     if not watch:
         if output_format == "json":
             sys.stdout.write(view.status_json(status))
@@ -59,7 +58,7 @@ def command(
             if status.finished:
                 return
             time.sleep(WATCH_SECONDS)
-            status = statuses([manifest])[0]
+            status = api.status(manifest)
     from rich.console import Console
     from rich.live import Live
     from rich.text import Text
@@ -68,7 +67,7 @@ def command(
     with Live(Text("\n".join(view.status_lines(status))), console=console) as live:
         while not status.finished:
             time.sleep(WATCH_SECONDS)
-            status = statuses([manifest])[0]
+            status = api.status(manifest)
             live.update(Text("\n".join(view.status_lines(status))))
 
 
@@ -81,12 +80,12 @@ def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
     from rich.console import Console, Group
     from rich.text import Text
 
+    from automodel_launch import api
     from automodel_launch.jobs import view
-    from automodel_launch.jobs.status import statuses
     from automodel_launch.jobs.sweeps import SweepStatus
 
     def now() -> SweepStatus:
-        return SweepStatus(sweep.id, tuple(statuses(list(sweep.points))))
+        return api.status(sweep)
 
     def finished(shown: SweepStatus) -> bool:
         return all(s.finished for s in shown.points)
@@ -122,11 +121,3 @@ def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
             time.sleep(WATCH_SECONDS)
             shown = now()
             live.update(rendered(shown))
-
-
-def load_job(text: str) -> Manifest | Sweep:
-    """The job or sweep JOB names; a JobError, ManifestError or RegistryError (exit 1) when
-    none or several, its manifest cannot be read, or the registry fails."""
-    from automodel_launch.jobs.lookup import find_job_or_sweep
-
-    return find_job_or_sweep(text)

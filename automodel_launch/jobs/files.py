@@ -20,10 +20,11 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from automodel_launch.layout import CANCELLED, EXIT_CODE
 from automodel_launch.loading.files import NotRegular, TooLarge, read_chunk, read_regular
@@ -75,6 +76,42 @@ def read_job_chunk(job_dir: Path, name: str, offset: int, limit: int) -> bytes |
 
 def exit_status(job_dir: Path) -> Reading[int]:
     """What the job wrote to ``exit_code``: its exit status, or unknown and why."""
+    return _once(job_dir, EXIT_CODE, _exit_status)
+
+
+def cancelled_marker(job_dir: Path) -> Reading[bool]:
+    """Whether ``cancel`` marked the job: a regular file named ``cancelled`` (what it holds,
+    the time, is not needed); one that is something else is ignored, with a note."""
+    return _once(job_dir, CANCELLED, _cancelled_marker)
+
+
+_READ: ContextVar[dict[tuple[Path, str], Reading[Any]] | None] = ContextVar("read", default=None)
+
+
+@contextlib.contextmanager
+def each_read_once() -> Iterator[None]:
+    """Inside, :func:`exit_status` and :func:`cancelled_marker` read a job directory's file
+    once: the status of many jobs asks for each twice (the launcher's state, then the
+    notes on what the directory holds), and the second answer is the first one."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def _once(job_dir: Path, name: str, read: Callable[[Path], Reading[T]]) -> Reading[T]:
+    done = _READ.get()
+    if done is None:
+        return read(job_dir)
+    key = (job_dir, name)
+    if key not in done:
+        done[key] = read(job_dir)
+    found: Reading[T] = done[key]
+    return found
+
+
+def _exit_status(job_dir: Path) -> Reading[int]:
     try:
         text = read_job_file(job_dir, EXIT_CODE, SMALL_FILE_BYTES)
     except Unreadable as exc:
@@ -87,9 +124,7 @@ def exit_status(job_dir: Path) -> Reading[int]:
     return Reading(int(match.group(1)))
 
 
-def cancelled_marker(job_dir: Path) -> Reading[bool]:
-    """Whether ``cancel`` marked the job: a regular file named ``cancelled`` (what it holds,
-    the time, is not needed); one that is something else is ignored, with a note."""
+def _cancelled_marker(job_dir: Path) -> Reading[bool]:
     try:
         text = read_job_file(job_dir, CANCELLED, SMALL_FILE_BYTES)
     except Unreadable as exc:

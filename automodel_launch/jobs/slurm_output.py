@@ -33,7 +33,8 @@ MAX_TEXT = 4096
 MAX_EPOCH = 2**34
 """Seconds since 1970: year 2514."""
 
-_STRICT = ConfigDict(strict=True, extra="ignore", frozen=True)
+_STRICT = ConfigDict(strict=True, extra="ignore", frozen=True, defer_build=True)
+"""Built on first use: ``jobs`` asks for none when the queue holds none of its jobs."""
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT)]
 Word = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z_]{0,31}$")]
 Cluster = Annotated[str, StringConstraints(pattern=r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})?$")]

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch.errors import LaunchError
-from automodel_launch.jobs.files import cancelled_marker, exit_status, write_job_file
+from automodel_launch.jobs.files import (
+    cancelled_marker,
+    each_read_once,
+    exit_status,
+    write_job_file,
+)
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED, Reason, State, explain
 from automodel_launch.layout import CANCELLED
@@ -121,7 +126,8 @@ def backend(launcher: str) -> Launcher:
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
-    """Each job's status, in the order given; one query per launcher."""
+    """Each job's status, in the order given; one query per launcher; each job directory's
+    files read once."""
     by_launcher: dict[str, list[Manifest]] = {}
     for manifest in manifests:
         by_launcher.setdefault(manifest.launcher, []).append(manifest)
@@ -133,8 +139,9 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
             for m in group:
                 found[m.id] = JobStatus(m, "UNKNOWN", note=f"unknown launcher {launcher!r}")
             continue
-        for status in backend(launcher).statuses(group):
-            found[status.manifest.id] = _with_job_dir_notes(status)
+        with each_read_once():
+            for status in backend(launcher).statuses(group):
+                found[status.manifest.id] = _with_job_dir_notes(status)
     return [found[m.id] for m in manifests]
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from automodel_launch.jobs.status import JobStatus
@@ -54,8 +55,55 @@ def jobs_table(rows: Sequence[JobStatus | SweepStatus]) -> Any:
     """``jobs``: a row a single job, one row a sweep (its points counted by state)."""
     table = _table(JOB_COLUMNS)
     for row in rows:
-        table.add_row(*(_job_cells(row) if isinstance(row, JobStatus) else _sweep_cells(row)))
+        table.add_row(*_row_cells(row, _cell, _styled))
     return table
+
+
+_EMOJI_CODE = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
+"""rich's pattern of an emoji code (``:smile:``), which it draws as the emoji."""
+_OUR_FORMAT = frozenset({JOB_COLUMNS.index("SUBMITTED"), JOB_COLUMNS.index("ELAPSED")})
+"""Columns of digits, ``-`` and ``:`` of our own making: no emoji code is two digits."""
+
+
+def jobs_text(rows: Sequence[JobStatus | SweepStatus], width: int) -> str | None:
+    """The table of :func:`jobs_table` as rich prints it without colour (to a pipe or a file,
+    ``width`` columns), made without rich, which takes longer to import and draw it than
+    ``jobs`` takes to find the jobs. None when only rich can say how it looks: a table
+    wider than ``width`` (rich folds it), a character that is not ASCII (a wide or a
+    combining one), a backslash (rich's markup escape does not give every one back as it
+    was), or text rich reads as an emoji code."""
+    lines = [JOB_COLUMNS, *(_row_cells(row, display, _plain) for row in rows)]
+    for cells in lines[1:]:
+        for column, cell in enumerate(cells):
+            if not cell.isascii() or "\\" in cell:
+                return None
+            if column not in _OUR_FORMAT and _EMOJI_CODE.search(cell):
+                return None
+    widths = [max(len(cells[column]) for cells in lines) for column in range(len(JOB_COLUMNS))]
+    if sum(widths) + 2 * (len(widths) - 1) > width:
+        return None
+    return "".join("  ".join(map(str.ljust, cells, widths)) + "\n" for cells in lines)
+
+
+def _row_cells(
+    row: JobStatus | SweepStatus, cell: Callable[[str], str], style: Callable[[str, str], str]
+) -> tuple[str, ...]:
+    """A row's cells: ``cell`` cleans a text from outside, ``style`` colours a text."""
+    if isinstance(row, SweepStatus):
+        first = row.first
+        return (
+            row.id, cell(first.name), first.launcher, cell(row.array_id or "-"),
+            cell(row.summary), submitted(row.submitted_at), "-", cell(row.job_dir),
+        )  # fmt: skip
+    m = row.manifest
+    state = style(row.state, STATE_STYLE[row.state])
+    explained = row.explained
+    if explained is not None and explained.never_starts:
+        state += " " + style("(never starts)", "red")
+    return (
+        m.id, cell(m.name), m.launcher, cell(m.scheduler_id or "-"), state,
+        submitted(m.submitted_at), duration(row.elapsed), cell(m.job_dir),
+    )  # fmt: skip
 
 
 def _table(columns: Sequence[str]) -> Any:
@@ -67,24 +115,12 @@ def _table(columns: Sequence[str]) -> Any:
     return table
 
 
-def _job_cells(s: JobStatus) -> tuple[str, ...]:
-    m = s.manifest
-    state = f"[{STATE_STYLE[s.state]}]{s.state}[/]"
-    explained = s.explained
-    if explained is not None and explained.never_starts:
-        state += " [red](never starts)[/]"
-    return (
-        m.id, _cell(m.name), m.launcher, _cell(m.scheduler_id or "-"), state,
-        submitted(m.submitted_at), duration(s.elapsed), _cell(m.job_dir),
-    )  # fmt: skip
+def _styled(text: str, style: str) -> str:
+    return f"[{style}]{text}[/]"
 
 
-def _sweep_cells(sweep: SweepStatus) -> tuple[str, ...]:
-    first = sweep.first
-    return (
-        sweep.id, _cell(first.name), first.launcher, _cell(sweep.array_id or "-"),
-        _cell(sweep.summary), submitted(sweep.submitted_at), "-", _cell(sweep.job_dir),
-    )  # fmt: skip
+def _plain(text: str, style: str) -> str:
+    return text
 
 
 def status_lines(s: JobStatus) -> list[str]:
@@ -158,7 +194,7 @@ def sweep_table(sweep: SweepStatus) -> Any:
         values = " ".join(f"{key}={json.dumps(value)}" for key, value in m.values.items())
         table.add_row(
             str(m.point), _cell(values or "-"), _cell(m.scheduler_id or "-"),
-            f"[{STATE_STYLE[s.state]}]{s.state}[/]", duration(s.elapsed),
+            _styled(s.state, STATE_STYLE[s.state]), duration(s.elapsed),
             gpu_hours(s.gpu_hours), m.id,
         )  # fmt: skip
     return table

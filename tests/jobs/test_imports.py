@@ -1,8 +1,10 @@
 """Job tracking (registry, SQLite, platformdirs, the backends) loads only for the job
-commands and submit: validate, render and schema never import it."""
+commands and submit: validate, render and schema never import it; ``jobs`` imports neither
+typer nor rich (nor the recipe loader)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.jobs.slurm_fakes import FakeSlurm
+from tests.jobs.sweep_helpers import SWEEP, sweep
 
 
 @pytest.mark.parametrize(
@@ -34,3 +38,25 @@ def test_no_job_tracking_on_validate_render_schema(tmp_path: Path, args: list[st
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert "JOBS []" in done.stderr, done.stderr
+
+
+def test_jobs_imports_neither_typer_nor_rich(tmp_path: Path) -> None:
+    fake = FakeSlurm(tmp_path / "slurm")
+    sweep(tmp_path / "jobs", 3)
+    fake.squeue()
+    fake.answer("sacct")
+    script = (
+        "import sys\n"
+        "sys.argv = ['automodel-launch', 'jobs']\n"
+        "from automodel_launch.cli import _dispatch, errors\n"
+        "code = errors.run(_dispatch)\n"
+        "heavy = {'typer', 'click', 'rich', 'ruamel', 'importlib.metadata'}\n"
+        "print(code, sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": fake.path},
+    )  # fmt: skip
+    assert done.stderr == "0 []\n"
+    assert done.stdout.splitlines()[1].split()[:2] == [SWEEP, "lr"]
+    assert [call.split()[0] for call in fake.calls] == ["squeue", "sacct"]
