@@ -15,6 +15,7 @@ def command(
 ) -> None:
     """Cancel the job (or every point of a sweep) and show its state."""
     from automodel_launch.cli.status import load_job
+    from automodel_launch.jobs.driven import cancel_queued, driven
     from automodel_launch.jobs.status import backend, cancel_all
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 
@@ -25,7 +26,10 @@ def command(
         typer.echo(f"state: {shown.summary}")
         return
     manifest = target
-    status = backend(manifest.launcher).cancel(manifest)
+    if driven(manifest):  # a sweep's point its driver has not started: it never will
+        status = cancel_queued(manifest)
+    else:
+        status = backend(manifest.launcher).cancel(manifest)
     if status.state == "CANCELLED":
         typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")
     elif status.finished:

@@ -158,9 +158,12 @@ def test_after_is_refused_where_no_scheduler_waits(tmp_path: Path, launcher: str
     done = run("submit", "r.yaml", "--after", "abc123", cwd=tmp_path)
     assert done.returncode == 2
     name = "interactive" if launcher == "local" else "skypilot"
-    assert (
-        f"error: --after: {name} jobs cannot wait for another job; only Slurm's can"
-    ) in done.stderr.splitlines()
+    assert done.stderr.splitlines()[-2:] == [
+        f"error: --after: {name} jobs cannot wait for another job; only Slurm's can "
+        "(sbatch --dependency)",
+        "    hint: submit this one when the other has ended (`automodel-launch status JOB` "
+        "says when)",
+    ]
 
 
 def test_after_writes_the_dependency_on_a_job_or_a_whole_sweep(tmp_path: Path) -> None:
