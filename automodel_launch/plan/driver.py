@@ -168,6 +168,17 @@ def start_driver(root: Path, order: Order) -> DriverFile:
     return driver
 
 
+POLL_VARIABLE = "AUTOMODEL_LAUNCH_POLL_SECONDS"
+"""Overrides how often the driver looks (the launcher's ``poll_seconds``): 0.05 s to an hour."""
+
+
+def poll_seconds(default: float) -> float:
+    try:
+        return min(3600.0, max(0.05, float(os.environ.get(POLL_VARIABLE, default))))
+    except ValueError:
+        return default
+
+
 def _say(line: str) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     print(f"{stamp} {line}", flush=True)
@@ -201,7 +212,7 @@ def main(argv: list[str]) -> int:
             time.sleep(0.05)
             _reap_children()
 
-    feeder.run(feeder.launcher.poll_seconds, wait)
+    feeder.run(poll_seconds(feeder.launcher.poll_seconds), wait)
     left = len(feeder.waiting)
     _say(f"stopped: {left} points not started" if feeder.stopping else "every point ended")
     return 0
