@@ -1,0 +1,188 @@
+"""The point feeder's scheduling, in this process: at most K in flight, the next started
+when one ends, one status query a poll, each point recorded as it starts and as it
+ends; a point cancelled before its turn is skipped, one that cannot start is FAILED and
+gives its slot to the next; a stop starts nothing more. The launcher here is a stand-in
+that answers at once (the real ones are exercised by tests/integration/test_local_sweep.py
+and tests/submit/test_skypilot_sweep.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automodel_launch.jobs.manifest import new_manifest
+from automodel_launch.jobs.record import Recorder
+from automodel_launch.jobs.registry import open_registry
+from automodel_launch.jobs.status import JobStatus
+from automodel_launch.launchers import Handover
+from automodel_launch.plan import driver
+from automodel_launch.plan.driver import Fed, Feeder
+from automodel_launch.submit import SubmitError, Submitted
+
+SWEEP = "5f0c2a7e91d3"
+
+
+class Stand:
+    """A launcher whose points run until :attr:`ended` names them."""
+
+    name = "interactive"
+    poll_seconds = 0.0
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.asked: list[list[str]] = []
+        self.ended: set[str] = set()
+        self.refused: dict[int, bool] = {}
+        """Point -> the SubmitError's ``started``."""
+
+    def submit(self, handover: Handover) -> Submitted:
+        index = int(handover.job_dir.name)
+        assert handover.detach and handover.sweep_point
+        if index in self.refused:
+            raise SubmitError("the cloud said no", started=self.refused[index])
+        self.started.append(index)
+        return Submitted(f"started point {index}", str(100 + index), {"started_at": 5.0})
+
+    def statuses(self, manifests: list[Any]) -> list[JobStatus]:
+        ids = [m.scheduler_id for m in manifests]
+        self.asked.append(ids)
+        return [JobStatus(m, "COMPLETED" if m.scheduler_id in self.ended else "RUNNING")
+                for m in manifests]  # fmt: skip
+
+
+def fed(tmp_path: Path, count: int) -> list[Fed]:
+    config = tmp_path / "r.yaml"
+    config.write_text("optimizer:\n  lr: 0.1\n")
+    points = []
+    for index in range(count):
+        job_dir = tmp_path / "sw" / "points" / str(index)
+        job_dir.mkdir(parents=True)
+        manifest = new_manifest(
+            name="lr", launcher="interactive", job_dir=job_dir, config=config, argv=["x"],
+            artifacts=["run.sh"], environ={}, sweep=SWEEP, point=index,
+            values={"optimizer.lr": index / 10},
+        )  # fmt: skip
+        (job_dir / "manifest.json").write_text(manifest.to_json())  # as submit writes it
+        handover = Handover(None, job_dir, {}, {}, detach=True, sweep_point=True)  # type: ignore[arg-type]
+        points.append(Fed(index, handover, Recorder(manifest)))
+    return points
+
+
+def feeder(tmp_path: Path, count: int, limit: int) -> tuple[Feeder, Stand, list[str]]:
+    stand, said = Stand(), []
+    made = Feeder(stand, fed(tmp_path, count), limit, say=said.append, clock=lambda: 42.5)  # type: ignore[arg-type]
+    return made, stand, said
+
+
+def on_disk(tmp_path: Path, index: int) -> dict[str, Any]:
+    path = tmp_path / "sw" / "points" / str(index) / "manifest.json"
+    result: dict[str, Any] = json.loads(path.read_text())
+    return result
+
+
+def test_at_most_k_start_and_the_next_when_one_ends(tmp_path: Path) -> None:
+    made, stand, said = feeder(tmp_path, 4, 2)
+    made.start_ready()
+    assert stand.started == [0, 1]
+    assert [p.index for p in made.waiting] == [2, 3]
+    made.reap()
+    made.start_ready()  # nothing ended: nothing more starts
+    assert stand.started == [0, 1] and stand.asked == [["100", "101"]]
+    stand.ended.add("101")
+    made.reap()
+    assert [p.index for p in made.running] == [0]
+    made.start_ready()
+    assert stand.started == [0, 1, 2]
+    assert [p.index for p in made.running] == [0, 2]
+    assert said[:4] == [
+        "point 0: started point 0", "point 1: started point 1", "point 1: COMPLETED",
+        "point 2: started point 2",
+    ]  # fmt: skip
+    assert made.summaries == ["started point 0", "started point 1", "started point 2"]
+    assert not made.done
+
+
+def test_each_point_is_recorded_as_it_starts_and_as_it_ends(tmp_path: Path) -> None:
+    made, stand, _ = feeder(tmp_path, 2, 1)
+    made.start_ready()
+    started = on_disk(tmp_path, 0)
+    assert (started["scheduler_id"], started["details"]) == ("100", {"started_at": 5.0})
+    assert on_disk(tmp_path, 1)["scheduler_id"] is None
+    stand.ended.add("100")
+    made.reap()
+    assert on_disk(tmp_path, 0)["details"] == {"started_at": 5.0, "ended_at": 42.5}
+    with open_registry() as registry:
+        (row,) = registry.find(started["id"])
+    assert (row.scheduler_id, row.details["ended_at"]) == ("100", 42.5)
+
+
+def test_run_feeds_every_point_one_query_a_poll(tmp_path: Path) -> None:
+    made, stand, _ = feeder(tmp_path, 5, 2)
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:  # each poll, the oldest point in flight ends
+        waits.append(seconds)
+        stand.ended.add(made.running[0].recorder.manifest.scheduler_id or "")
+
+    made.run(0.25, sleep)
+    assert made.done and stand.started == [0, 1, 2, 3, 4]
+    assert len(stand.asked) == len(waits) == 5 and set(waits) == {0.25}
+    assert max(len(ids) for ids in stand.asked) == 2
+    assert stand.asked[0] == ["100", "101"] and stand.asked[1] == ["101", "102"]
+    assert all("ended_at" in on_disk(tmp_path, i)["details"] for i in range(5))
+
+
+def test_a_point_cancelled_before_its_turn_never_starts(tmp_path: Path) -> None:
+    made, stand, said = feeder(tmp_path, 3, 1)
+    (tmp_path / "sw" / "points" / "1" / "cancelled").write_text("2026-12-01T00:00:00Z\n")
+    made.start_ready()
+    stand.ended.add("100")
+    made.reap()
+    made.start_ready()
+    assert stand.started == [0, 2]
+    assert "point 1: cancelled before it started" in said
+    assert on_disk(tmp_path, 1)["scheduler_id"] is None
+
+
+@pytest.mark.parametrize("started", [False, True])
+def test_a_point_that_cannot_start_gives_its_turn_to_the_next(
+    tmp_path: Path, started: bool
+) -> None:
+    made, stand, said = feeder(tmp_path, 3, 1)
+    stand.refused[0] = started
+    made.start_ready()
+    assert stand.started == [1]
+    assert made.failed == ["point 0: the cloud said no"]
+    assert said[0] == "point 0: could not start: the cloud said no"
+    exit_code = tmp_path / "sw" / "points" / "0" / "exit_code"
+    # it never ran: status says FAILED; it ran (the launcher lost it): nothing is made up
+    assert (exit_code.read_text() if exit_code.exists() else None) == (None if started else "1\n")
+
+
+def test_a_stop_starts_nothing_more(tmp_path: Path) -> None:
+    made, stand, _ = feeder(tmp_path, 4, 2)
+
+    def sleep(seconds: float) -> None:
+        made.stopping = True  # a signal while it waits
+
+    made.run(0.1, sleep)
+    assert stand.started == [0, 1]
+    assert [p.index for p in made.waiting] == [2, 3]
+    made.stopping = True
+    made.start_ready()
+    assert stand.started == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, 20.0), ("0.5", 0.5), ("0", 0.05), ("-3", 0.05), ("1e9", 3600.0), ("soon", 20.0)],
+)
+def test_how_often_the_driver_looks(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, expected: float
+) -> None:
+    if value is not None:
+        monkeypatch.setenv(driver.POLL_VARIABLE, value)
+    assert driver.poll_seconds(20.0) == expected
