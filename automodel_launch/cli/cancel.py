@@ -31,7 +31,8 @@ def command(
     else:
         status = backend(manifest.launcher).cancel(manifest)
     if status.state == "CANCELLED":
-        typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")
+        started = manifest.scheduler_id or "not started"
+        typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {started})")
     elif status.finished:
         typer.echo(f"job {manifest.id} had already ended: {status.state}")
     else:
