@@ -147,3 +147,34 @@ def test_at_most_k_in_flight_through_the_driver(
     digest = hashlib.sha256(TOKEN.encode()).hexdigest()
     assert all(p["secrets"] == {"HF_TOKEN": digest} for p in cloud.launched())
     no_token_anywhere(root)  # not in driver.json, driver.log, nor any point's files
+
+
+def test_a_sweeps_managed_jobs_are_one_queue_call_or_none(
+    cloud: Cloud, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sky
+
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.jobs.skypilot import statuses
+
+    def job(job_id: str) -> Manifest:
+        return Manifest(
+            id=f"abc{job_id:0>9}", name="sky-sweep", launcher="skypilot", job_dir=str(tmp_path),
+            submitted_at="2026-11-30T16:49:19Z", config_path="/x.yaml", config_sha256="0" * 64,
+            command_line=("automodel-launch",), artifacts=("task.yaml",), scheduler_id=job_id,
+            details={"managed": True},
+        )  # fmt: skip
+
+    cloud.set_state(4, "SUCCEEDED")
+    shown = statuses([job("4"), job("5"), job("6")])
+    assert [s.state for s in shown] == ["COMPLETED", "RUNNING", "RUNNING"]
+    assert cloud.queues() == [[4, 5, 6]]
+
+    def down(request: Any) -> Any:
+        raise RuntimeError("the API server is down")
+
+    monkeypatch.setattr(sky, "stream_and_get", down)
+    shown = statuses([job("4"), job("5")])
+    assert [(s.state, s.note) for s in shown] == [
+        ("UNKNOWN", "SkyPilot could not say (RuntimeError: the API server is down)")
+    ] * 2
