@@ -164,7 +164,15 @@ def start_driver(root: Path, order: Order) -> DriverFile:
     if started is None:
         raise SubmitError(f"the sweep's driver ended at once: see {root / DRIVER_LOG}")
     driver = DriverFile(pid=process.pid, process_start=started, max_parallel=order.limit)
-    write_job_file(root, DRIVER, driver.model_dump_json() + "\n")
+    try:
+        write_job_file(root, DRIVER, driver.model_dump_json() + "\n")
+    except OSError as exc:  # status and cancel could not find it: it must not run
+        process.terminate()
+        raise SubmitError(
+            f"cannot write {root / DRIVER}: {exc}; the driver was stopped (which point it "
+            f"started, if any, is in {root / DRIVER_LOG})",
+            started=True,
+        ) from None
     return driver
 
 
