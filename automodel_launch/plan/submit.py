@@ -5,8 +5,8 @@ A single job and a Slurm sweep are one handover of the plan's job directory (one
 that runs no arrays hands its points over one by one: on this node in the foreground one
 after another, one failing not stopping the rest; otherwise (SkyPilot, ``--detach``)
 through the point feeder (:mod:`automodel_launch.plan.driver`), at most
-``--max-parallel`` in flight. Nothing here prints: ``say`` receives the lines a command shows while
-it works, and the result says what happened.
+``--max-parallel`` in flight. Nothing here prints: ``say`` receives the lines a command
+shows while it works, and the result says what happened.
 """
 
 from __future__ import annotations
