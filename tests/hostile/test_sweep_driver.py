@@ -158,3 +158,34 @@ def test_cancel_of_a_sweep_with_a_hostile_driver_file(
     assert all((root / "points" / str(n) / "cancelled").exists() for n in range(2))
     shown = CliRunner().invoke(app, ["status", SWEEP])
     assert "2 points: 2 CANCELLED" in shown.output
+
+
+SLOW_TO_STOP = (
+    "import signal, sys, time\n"
+    "def stop(*_): time.sleep(0.3); sys.exit(0)\n"
+    "signal.signal(signal.SIGTERM, stop)\n"
+    "time.sleep(60)\n"
+)
+DEAF = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(60)\n"
+
+
+@pytest.mark.parametrize(("code", "grace", "ends"), [(SLOW_TO_STOP, 10.0, 0), (DEAF, 0.3, -9)])
+def test_a_driver_gets_its_grace_then_is_killed(
+    tmp_path: Path, processes: list[subprocess.Popen[bytes]], code: str, grace: float, ends: int
+) -> None:
+    root = tmp_path / "sw"
+    root.mkdir()
+    process = subprocess.Popen([sys.executable, "-c", code, driven.MODULE, str(root)])
+    processes.append(process)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # until its handler is in place
+        if b"SigCgt:" in Path(f"/proc/{process.pid}/status").read_bytes():
+            status = Path(f"/proc/{process.pid}/status").read_text()
+            masks = {k: int(v, 16) for k, v in (line.split(":\t") for line in status.splitlines()
+                     if line.startswith(("SigCgt", "SigIgn")))}  # fmt: skip
+            if (masks["SigCgt"] | masks["SigIgn"]) & (1 << 14):  # SIGTERM (15) handled
+                break
+        time.sleep(0.01)
+    driver_file(root, process.pid, process_start(process.pid))
+    assert stop_driver(root, grace=grace) is True
+    assert process.wait(timeout=10) == ends  # 0: it stopped itself in its grace; -9: killed

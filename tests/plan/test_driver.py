@@ -7,7 +7,11 @@ and tests/submit/test_skypilot_sweep.py)."""
 
 from __future__ import annotations
 
+import io
 import json
+import pickle
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,7 @@ from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.launchers import Handover
 from automodel_launch.plan import driver
-from automodel_launch.plan.driver import Fed, Feeder
+from automodel_launch.plan.driver import Fed, Feeder, Order
 from automodel_launch.submit import SubmitError, Submitted
 
 SWEEP = "5f0c2a7e91d3"
@@ -186,3 +190,95 @@ def test_how_often_the_driver_looks(
     if value is not None:
         monkeypatch.setenv(driver.POLL_VARIABLE, value)
     assert driver.poll_seconds(20.0) == expected
+
+
+def local_points(tmp_path: Path, scripts: list[str]) -> list[Fed]:
+    """Points of the real local launcher whose ``run.sh`` is ``scripts[i]``."""
+    made = fed(tmp_path, len(scripts))
+    for point, script in zip(made, scripts, strict=True):
+        (point.handover.job_dir / "run.sh").write_text(script + "\n")
+    return made
+
+
+def said_lines(text: str) -> list[str]:
+    """The driver's lines without their time stamps."""
+    return [line.split(" ", 1)[1] for line in text.splitlines()]
+
+
+@pytest.fixture
+def own_signals() -> Any:
+    """The driver's main installs handlers: give this process its own back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def run_main(tmp_path: Path, order: Order, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(pickle.dumps(order))))
+    monkeypatch.setenv(driver.POLL_VARIABLE, "0.05")
+    return driver.main([str(tmp_path / "sw")])
+
+
+def test_the_driver_feeds_every_point_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, own_signals: None
+) -> None:
+    points = local_points(tmp_path, ["exit 0", "exit 3", "exit 0"])
+    assert run_main(tmp_path, Order("interactive", tuple(points), 2), monkeypatch) == 0
+    lines = said_lines(capsys.readouterr().out)
+    assert lines[0] == f"feeding 3 points of {tmp_path / 'sw'}, at most 2 at once"
+    assert lines[-1] == "every point ended"
+    assert sorted(line for line in lines if line.endswith(("COMPLETED", "FAILED"))) == [
+        "point 0: COMPLETED", "point 1: FAILED", "point 2: COMPLETED",
+    ]  # fmt: skip
+    codes = [(tmp_path / f"sw/points/{i}/exit_code").read_text() for i in range(3)]
+    assert codes == ["0\n", "3\n", "0\n"]
+    for index in range(3):
+        details = on_disk(tmp_path, index)["details"]
+        assert details["detached"] is True and "ended_at" in details
+
+
+def test_a_stopped_driver_starts_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, own_signals: None
+) -> None:
+    import os
+    import threading
+
+    gate = tmp_path / "gate"
+    points = local_points(tmp_path, [f"until [ -e {gate} ]; do sleep 0.05; done", "exit 0"])
+    stop = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
+    stop.start()
+    try:
+        assert run_main(tmp_path, Order("interactive", tuple(points), 1), monkeypatch) == 0
+    finally:
+        gate.touch()
+        stop.cancel()
+    lines = said_lines(capsys.readouterr().out)
+    assert lines[-1] == "stopped: 1 points not started"
+    assert on_disk(tmp_path, 1)["scheduler_id"] is None
+
+
+def test_start_driver_runs_it_apart_and_writes_driver_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from automodel_launch.jobs.driven import read_driver
+    from automodel_launch.jobs.local import process_start
+
+    monkeypatch.setenv(driver.POLL_VARIABLE, "0.05")
+    root = tmp_path / "sw"
+    points = local_points(tmp_path, ["exit 0", "exit 0"])
+    started = driver.start_driver(root, Order("interactive", tuple(points), 1))
+    assert read_driver(root) == started and started.max_parallel == 1
+    assert started.process_start in (process_start(started.pid), None)  # None: done already
+    log = root / "driver.log"
+    deadline = time.monotonic() + 60
+    while "every point ended" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert said_lines(log.read_text())[-1] == "every point ended"
+    assert [(root / f"points/{i}/exit_code").read_text() for i in (0, 1)] == ["0\n", "0\n"]
+    with pytest.raises(SubmitError) as again:  # its log is new: never one left there
+        driver.start_driver(root, Order("interactive", tuple(points), 1))
+    assert str(again.value).startswith(f"cannot start the sweep's driver in {root}: ")
+    assert "File exists" in str(again.value)
