@@ -110,7 +110,7 @@ def test_only_the_sweeps_own_driver_is_ever_signalled(
         assert stop_driver(root, grace=0.1) is False
     assert all(other.poll() is None for other in others)
     # the real thing: this sweep's driver (its command line and start time) is stopped
-    real = spawn(processes, module, mine)
+    real = spawn(processes, "-", module, mine)  # its own arguments end with the two
     driver_file(root, real.pid, process_start(real.pid))
     assert is_driver(root, read_driver(root))  # type: ignore[arg-type]
     assert stop_driver(root, grace=5) is True
@@ -131,6 +131,7 @@ def test_points_of_a_gone_driver_are_unknown_never_pending(
     assert shown[0].note == (
         f"the sweep's driver is gone and never started it: see {root / 'driver.log'}"
     )
+    assert shown[0].log_path == str(root / "driver.log")
     real = spawn(processes, driven.MODULE, str(root))
     driver_file(root, real.pid, process_start(real.pid))
     assert [s.state for s in statuses(made)] == ["PENDING", "PENDING"]  # type: ignore[arg-type]

@@ -73,6 +73,9 @@ def test_a_waiting_point_is_pending_then_cancelled(root: Path) -> None:
         f"cancelled job {waiting.id} (interactive not started)", "state: CANCELLED",
     ]  # fmt: skip
     assert (root / "points" / "0" / "cancelled").exists()  # the driver skips it
+    cancelled = queued_status(waiting)
+    assert (cancelled.state, cancelled.note) == ("CANCELLED", None)
+    assert cancelled.log_path == str(root / "driver.log")
 
 
 def test_a_point_the_driver_could_not_start_is_failed(root: Path) -> None:
@@ -81,6 +84,7 @@ def test_a_point_the_driver_could_not_start_is_failed(root: Path) -> None:
     status = queued_status(waiting)
     assert (status.state, status.exit_code) == ("FAILED", 1)
     assert status.note == f"the driver could not start it: see {root / 'driver.log'}"
+    assert status.log_path == str(root / "driver.log")
 
 
 def test_the_logs_of_a_point_not_started(root: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import re
 import signal
 import sys
 from pathlib import Path
@@ -166,6 +167,38 @@ def test_a_point_that_cannot_start_gives_its_turn_to_the_next(
     assert (exit_code.read_text() if exit_code.exists() else None) == (None if started else "1\n")
 
 
+def test_a_point_whose_directory_is_gone_is_failed_without_a_trace(tmp_path: Path) -> None:
+    import shutil
+
+    made, stand, _ = feeder(tmp_path, 2, 1)
+    stand.refused[0] = False
+    shutil.rmtree(tmp_path / "sw" / "points" / "0")  # nowhere to write its exit_code
+    made.start_ready()
+    assert made.failed == ["point 0: the cloud said no"] and stand.started == [1]
+
+
+def test_a_registry_that_cannot_record_is_a_warning_in_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "state").write_text("a file where the registry's folder should be")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
+    made, stand, said = feeder(tmp_path, 1, 1)
+    made.start_ready()
+    assert stand.started == [0]
+    assert said[1].startswith(
+        "point 0: warning: the job was submitted, but not recorded in the job registry: "
+    )
+    assert on_disk(tmp_path, 0)["scheduler_id"] == "100"  # its manifest has it all
+
+
+def test_a_launcher_answering_for_other_jobs_is_a_bug_not_a_guess(tmp_path: Path) -> None:
+    made, stand, _ = feeder(tmp_path, 2, 2)
+    made.start_ready()
+    stand.statuses = lambda manifests: []  # type: ignore[method-assign]
+    with pytest.raises(ValueError, match="zip"):
+        made.reap()
+
+
 def test_a_stop_starts_nothing_more(tmp_path: Path) -> None:
     made, stand, _ = feeder(tmp_path, 4, 2)
 
@@ -200,9 +233,24 @@ def local_points(tmp_path: Path, scripts: list[str]) -> list[Fed]:
     return made
 
 
+STAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z ")
+
+
 def said_lines(text: str) -> list[str]:
-    """The driver's lines without their time stamps."""
-    return [line.split(" ", 1)[1] for line in text.splitlines()]
+    """The driver's lines without their time stamps (each line has one)."""
+    lines = text.splitlines()
+    assert all(STAMP.match(line) for line in lines), lines
+    return [STAMP.sub("", line) for line in lines]
+
+
+class Flushed(io.StringIO):
+    """stdout that counts its flushes: the driver's log is read while it runs."""
+
+    flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
 
 
 @pytest.fixture
@@ -221,11 +269,14 @@ def run_main(tmp_path: Path, order: Order, monkeypatch: pytest.MonkeyPatch) -> i
 
 
 def test_the_driver_feeds_every_point_and_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, own_signals: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_signals: None
 ) -> None:
     points = local_points(tmp_path, ["exit 0", "exit 3", "exit 0"])
+    out = Flushed()
+    monkeypatch.setattr(sys, "stdout", out)
     assert run_main(tmp_path, Order("interactive", tuple(points), 2), monkeypatch) == 0
-    lines = said_lines(capsys.readouterr().out)
+    lines = said_lines(out.getvalue())
+    assert out.flushes >= len(lines)  # each line reaches driver.log as it is said
     assert lines[0] == f"feeding 3 points of {tmp_path / 'sw'}, at most 2 at once"
     assert lines[-1] == "every point ended"
     assert sorted(line for line in lines if line.endswith(("COMPLETED", "FAILED"))) == [
