@@ -312,11 +312,19 @@ def test_a_stopped_driver_starts_nothing_more(
 def test_start_driver_runs_it_apart_and_writes_driver_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import subprocess
     import time
 
     from automodel_launch.jobs.driven import read_driver
     from automodel_launch.jobs.local import process_start
 
+    popen = subprocess.Popen
+
+    def as_written(*args: Any, **kwargs: Any) -> Any:  # the driver runs unmutated code
+        kwargs["env"] = {k: v for k, v in kwargs["env"].items() if k != "MUTANT_UNDER_TEST"}
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", as_written)
     monkeypatch.setenv(driver.POLL_VARIABLE, "0.05")
     root = tmp_path / "sw"
     points = local_points(tmp_path, ["exit 0", "exit 0"])
