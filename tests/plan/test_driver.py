@@ -262,19 +262,54 @@ def own_signals() -> Any:
         signal.signal(signum, handler)
 
 
-def run_main(tmp_path: Path, order: Order, monkeypatch: pytest.MonkeyPatch) -> int:
+def run_main(
+    tmp_path: Path, order: Order, monkeypatch: pytest.MonkeyPatch, poll: str | None = "0.05"
+) -> int:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(pickle.dumps(order))))
-    monkeypatch.setenv(driver.POLL_VARIABLE, "0.05")
+    if poll is not None:
+        monkeypatch.setenv(driver.POLL_VARIABLE, poll)
     return driver.main([str(tmp_path / "sw")])
+
+
+def zombies(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that ended and were not collected."""
+    found = []
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue  # collected
+        if stat[stat.rindex(")") + 2 :].split()[0] == "Z":
+            found.append(pid)
+    return found
 
 
 def test_the_driver_feeds_every_point_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_signals: None
 ) -> None:
-    points = local_points(tmp_path, ["exit 0", "exit 3", "exit 0"])
+    import time
+
+    from automodel_launch.jobs import local
+
+    points = local_points(tmp_path, ["sleep 0.5", "sleep 0.5; exit 3", "exit 0"])
     out = Flushed()
     monkeypatch.setattr(sys, "stdout", out)
-    assert run_main(tmp_path, Order("interactive", tuple(points), 2), monkeypatch) == 0
+    asked = []
+    real = local.statuses
+    monkeypatch.setattr(local, "statuses", lambda ms: asked.append(ms) or real(ms))
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # the stamps are UTC whatever the zone
+    time.tzset()
+    try:
+        began = time.time()
+        assert run_main(tmp_path, Order("interactive", tuple(points), 2), monkeypatch, "0.2") == 0
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert len(asked) <= (time.time() - began) / 0.2 + 2  # one look a poll, not a busy loop
+    leaders = [int(on_disk(tmp_path, i)["scheduler_id"]) for i in range(3)]
+    assert zombies(leaders) == []  # every point's leader was collected
+    first = time.mktime(time.strptime(out.getvalue()[:20], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    assert abs(first - began) < 60
     lines = said_lines(out.getvalue())
     assert out.flushes >= len(lines)  # each line reaches driver.log as it is said
     assert lines[0] == f"feeding 3 points of {tmp_path / 'sw'}, at most 2 at once"
@@ -300,7 +335,7 @@ def test_a_stopped_driver_starts_nothing_more(
     stop = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM))
     stop.start()
     try:
-        assert run_main(tmp_path, Order("interactive", tuple(points), 1), monkeypatch) == 0
+        assert run_main(tmp_path, Order("interactive", tuple(points), 1), monkeypatch, None) == 0
     finally:
         gate.touch()
         stop.cancel()
@@ -324,14 +359,39 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
         kwargs["env"] = {k: v for k, v in kwargs["env"].items() if k != "MUTANT_UNDER_TEST"}
         return popen(*args, **kwargs)
 
+    import os
+
+    import automodel_launch
+    from automodel_launch.jobs.driven import MODULE
+
     monkeypatch.setattr(subprocess, "Popen", as_written)
     monkeypatch.setenv(driver.POLL_VARIABLE, "0.05")
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     root = tmp_path / "sw"
-    points = local_points(tmp_path, ["exit 0", "exit 0"])
-    started = driver.start_driver(root, Order("interactive", tuple(points), 1))
+    gate = tmp_path / "gate"
+    points = local_points(tmp_path, [f"until [ -e {gate} ]; do sleep 0.05; done", "exit 0"])
+    mask = os.umask(0o022)
+    try:
+        started = driver.start_driver(root, Order("interactive", tuple(points), 1))
+    finally:
+        os.umask(mask)
     assert read_driver(root) == started and started.max_parallel == 1
-    assert started.process_start in (process_start(started.pid), None)  # None: done already
+    assert started.process_start == process_start(started.pid)
+    proc = Path(f"/proc/{started.pid}")
     log = root / "driver.log"
+    assert (proc / "cmdline").read_bytes().split(b"\0")[:-1] == [
+        os.fsencode(sys.executable), b"-m", MODULE.encode(), os.fsencode(root),
+    ]  # fmt: skip
+    environ = dict(
+        line.split(b"=", 1) for line in (proc / "environ").read_bytes().split(b"\0") if line
+    )
+    package = Path(automodel_launch.__file__).parent.parent
+    assert environ[b"PYTHONPATH"] == os.fsencode(f"{package}:/elsewhere")  # it finds us first
+    assert os.readlink(proc / "cwd") == str(root)
+    assert os.getsid(started.pid) == started.pid  # a session of its own
+    assert os.readlink(proc / "fd" / "1") == os.readlink(proc / "fd" / "2") == str(log)
+    assert log.stat().st_mode & 0o777 == 0o644
+    gate.touch()
     deadline = time.monotonic() + 60
     while "every point ended" not in log.read_text() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -341,3 +401,26 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
         driver.start_driver(root, Order("interactive", tuple(points), 1))
     assert str(again.value).startswith(f"cannot start the sweep's driver in {root}: ")
     assert "File exists" in str(again.value)
+
+
+def test_a_driver_that_cannot_be_found_is_not_left_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from automodel_launch.jobs import local
+
+    root = tmp_path / "sw"
+    points = local_points(tmp_path, ["exit 0"])
+    (root / "driver.json").mkdir()  # where driver.json goes, something it cannot replace
+    (root / "driver.json" / "x").touch()
+    with pytest.raises(SubmitError) as refused:
+        driver.start_driver(root, Order("interactive", tuple(points), 1))
+    assert str(refused.value).startswith(f"cannot write {root / 'driver.json'}: ")
+    assert str(refused.value).endswith(
+        f"; the driver was stopped (which point it started, if any, is in {root / 'driver.log'})"
+    )
+    assert refused.value.started is True  # its directory is kept
+    (root / "driver.log").unlink()
+    monkeypatch.setattr(local, "process_start", lambda pid: None)  # it ended at once
+    with pytest.raises(SubmitError) as gone:
+        driver.start_driver(root, Order("interactive", tuple(points), 1))
+    assert str(gone.value) == f"the sweep's driver ended at once: see {root / 'driver.log'}"
