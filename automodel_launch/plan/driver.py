@@ -221,6 +221,10 @@ def main(argv: list[str]) -> int:
             _reap_children()
 
     feeder.run(poll_seconds(feeder.launcher.poll_seconds), wait)
+    if not feeder.stopping:  # every point ended: their leaders exit now, collect them
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                os.waitpid(-1, 0)
     left = len(feeder.waiting)
     _say(f"stopped: {left} points not started" if feeder.stopping else "every point ended")
     return 0

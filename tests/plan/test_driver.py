@@ -271,6 +271,16 @@ def run_main(
     return driver.main([str(tmp_path / "sw")])
 
 
+def collect(pids: list[int]) -> None:
+    """Wait for the processes this test started (none is left to anyone else)."""
+    import contextlib
+    import os
+
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
 def zombies(pids: list[int]) -> list[int]:
     """Those of ``pids`` that ended and were not collected."""
     found = []
@@ -308,6 +318,7 @@ def test_the_driver_feeds_every_point_and_says_so(
     assert len(asked) <= (time.time() - began) / 0.2 + 2  # one look a poll, not a busy loop
     leaders = [int(on_disk(tmp_path, i)["scheduler_id"]) for i in range(3)]
     assert zombies(leaders) == []  # every point's leader was collected
+    collect(leaders)
     first = time.mktime(time.strptime(out.getvalue()[:20], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
     assert abs(first - began) < 60
     lines = said_lines(out.getvalue())
@@ -339,6 +350,7 @@ def test_a_stopped_driver_starts_nothing_more(
     finally:
         gate.touch()
         stop.cancel()
+        collect([int(on_disk(tmp_path, 0)["scheduler_id"] or 0)])
     lines = said_lines(capsys.readouterr().out)
     assert lines[-1] == "stopped: 1 points not started"
     assert on_disk(tmp_path, 1)["scheduler_id"] is None
@@ -355,9 +367,13 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
 
     popen = subprocess.Popen
 
+    children: list[int] = []
+
     def as_written(*args: Any, **kwargs: Any) -> Any:  # the driver runs unmutated code
         kwargs["env"] = {k: v for k, v in kwargs["env"].items() if k != "MUTANT_UNDER_TEST"}
-        return popen(*args, **kwargs)
+        made = popen(*args, **kwargs)
+        children.append(made.pid)
+        return made
 
     import os
 
@@ -397,6 +413,7 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
         time.sleep(0.05)
     assert said_lines(log.read_text())[-1] == "every point ended"
     assert [(root / f"points/{i}/exit_code").read_text() for i in (0, 1)] == ["0\n", "0\n"]
+    collect(children)
     with pytest.raises(SubmitError) as again:  # its log is new: never one left there
         driver.start_driver(root, Order("interactive", tuple(points), 1))
     assert str(again.value).startswith(f"cannot start the sweep's driver in {root}: ")
@@ -406,10 +423,22 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
 def test_a_driver_that_cannot_be_found_is_not_left_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import subprocess
+
     from automodel_launch.jobs import local
 
+    popen, children = subprocess.Popen, []
+
+    def as_written(*args: Any, **kwargs: Any) -> Any:
+        kwargs["env"] = {k: v for k, v in kwargs["env"].items() if k != "MUTANT_UNDER_TEST"}
+        made = popen(*args, **kwargs)
+        children.append(made.pid)
+        return made
+
+    monkeypatch.setattr(subprocess, "Popen", as_written)
     root = tmp_path / "sw"
-    points = local_points(tmp_path, ["exit 0"])
+    local_points(tmp_path, ["exit 0"])
+    points: list[Fed] = []  # a driver with nothing to start: it starts no process itself
     (root / "driver.json").mkdir()  # where driver.json goes, something it cannot replace
     (root / "driver.json" / "x").touch()
     with pytest.raises(SubmitError) as refused:
@@ -424,3 +453,5 @@ def test_a_driver_that_cannot_be_found_is_not_left_running(
     with pytest.raises(SubmitError) as gone:
         driver.start_driver(root, Order("interactive", tuple(points), 1))
     assert str(gone.value) == f"the sweep's driver ended at once: see {root / 'driver.log'}"
+    collect(children)
+    assert len(children) == 2
