@@ -213,9 +213,13 @@ def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     from automodel_launch.jobs.status import backend, cancel_all
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 
+    from automodel_launch.jobs.driven import cancel_queued, driven
+
     target = find(ref) if isinstance(ref, str) else ref
     if isinstance(target, Sweep):
         return SweepStatus(target.id, tuple(cancel_all(list(target.points))))
+    if driven(target):  # a sweep's point its driver has not started: it never will
+        return cancel_queued(target)
     return backend(target.launcher).cancel(target)
 
 

@@ -8,6 +8,8 @@ the name written out; the name itself comes from here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 SLURM_SCRIPT = "job.sbatch"
 """The Slurm launcher's artifact: the SBATCH script ``sbatch`` is given."""
 SKYPILOT_TASK = "task.yaml"
@@ -35,6 +37,16 @@ task's index (the log of task ``1234_5`` is ``NAME_1234_5.out``, as :func:`slurm
 it)."""
 POINTS = "points"
 """A sweep's job directory holds each point's own in ``points/INDEX``."""
+DRIVER = "driver.json"
+"""A sweep whose points a driver process starts (SkyPilot, this node): the driver's pid
+and start time, at the top of the sweep's job directory."""
+DRIVER_LOG = "driver.log"
+"""The sweep driver's own output (which point started, which ended), beside :data:`DRIVER`."""
+
+
+def sweep_root(point_dir: Path) -> Path:
+    """The sweep's job directory of a point's (``ROOT/points/INDEX``)."""
+    return point_dir.parent.parent
 
 
 def slurm_log(name: str, scheduler_id: str) -> str:

@@ -42,6 +42,7 @@ OTHER_VARIABLES = frozenset(
         "AUTOMODEL_LAUNCH_STATE_DIR",
         "AUTOMODEL_LAUNCH_REGISTRY_TIMEOUT",
         "AUTOMODEL_LAUNCH_SLURM_TIMEOUT",
+        "AUTOMODEL_LAUNCH_POLL_SECONDS",
     }
 )
 """``AUTOMODEL_LAUNCH_*`` variables that are not settings: the config file's path, the

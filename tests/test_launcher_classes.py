@@ -138,7 +138,11 @@ def test_skypilot_submit_reads_the_task_it_was_given(
     task = {"name": "x", "run": "echo"}
     handover = Handover(made, tmp_path, {"task.yaml": json.dumps(task)}, {}, dry_run=True)
     assert LAUNCHERS["skypilot"].submit(handover) == Submitted("launched", "9")
-    assert seen == [(task, tmp_path, {"dry_run": True, "down": made.skypilot.down})]  # type: ignore[union-attr]
+    down = made.skypilot.down  # type: ignore[union-attr]
+    assert seen == [(task, tmp_path, {"dry_run": True, "down": down, "managed": False})]
+    point = Handover(made, tmp_path, {"task.yaml": json.dumps(task)}, {}, sweep_point=True)
+    LAUNCHERS["skypilot"].submit(point)  # a sweep's point: a managed job, spot or not
+    assert seen[1] == (task, tmp_path, {"dry_run": False, "down": down, "managed": True})
 
 
 @pytest.fixture

@@ -241,7 +241,8 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
     )
     assert users == [
         "api.py", "cli/submit.py", "jobs/ids.py", "jobs/status.py", "plan/after.py",
-        "plan/plan.py", "plan/render.py", "plan/submit.py", "prepare.py", "render/job.py",
+        "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py", "prepare.py",
+        "render/job.py",
         "submit/local.py", "submit/skypilot.py", "submit/slurm.py",
     ]  # fmt: skip
     validate_path = (

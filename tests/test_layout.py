@@ -16,6 +16,7 @@ def test_the_names() -> None:
     assert {
         "job.sbatch", "task.yaml", "run.sh", "job_config.yaml", "manifest.json", "exit_code",
         "cancelled", "output.log", "torchrun", "%x_%j.out", "%x_%A_%a.out", "points",
+        "driver.json", "driver.log",
     } == NAMES  # fmt: skip
     assert len(NAMES) == len([k for k in vars(layout) if k.isupper()])
 
@@ -24,6 +25,12 @@ def test_the_slurm_log_is_named_as_sbatch_names_it() -> None:
     assert layout.slurm_log("%x", "%j") == layout.SLURM_LOG_PATTERN
     assert layout.slurm_log("llm_finetune", "1234_7") == "llm_finetune_1234_7.out"
     assert layout.staging("exit_code") == "exit_code.tmp"
+
+
+def test_a_points_sweep_directory() -> None:
+    from pathlib import Path
+
+    assert layout.sweep_root(Path("/jobs/sweep/points/3")) == Path("/jobs/sweep")
 
 
 def test_the_scripts_use_the_names() -> None:

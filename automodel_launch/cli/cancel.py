@@ -24,7 +24,8 @@ def command(
         return
     manifest = done.manifest
     if done.state == "CANCELLED":
-        typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {manifest.scheduler_id})")
+        started = manifest.scheduler_id or "not started"
+        typer.echo(f"cancelled job {manifest.id} ({manifest.launcher} {started})")
     elif done.finished:
         typer.echo(f"job {manifest.id} had already ended: {done.state}")
     else:

@@ -73,6 +73,8 @@ def status_of(manifest: Manifest) -> JobStatus:
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+    if manifest.sweep is not None and "pid" not in manifest.details:
+        raise JobError("this point has not started yet: it has no output")
     if not manifest.details.get("detached"):
         raise JobError(
             "this run was in the foreground: its output went to the terminal, not to a file"

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.slurm_output import MAX_EPOCH, MAX_TEXT, Text, Word, problem
-from automodel_launch.jobs.states import SKYPILOT_CLUSTER, SKYPILOT_MANAGED, state_of
+from automodel_launch.jobs.states import SKYPILOT_CLUSTER, SKYPILOT_MANAGED, State, state_of
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.secrets import display
 
@@ -74,7 +74,42 @@ def _cluster(manifest: Manifest) -> str:
 
 
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
-    return [status_of(m) for m in manifests]
+    """Each job's status: the managed jobs with one ``sky.jobs.queue`` call for them all
+    (a sweep's points), each job on a cluster with its cluster's ``sky.queue``."""
+    managed: dict[int, Manifest] = {}
+    found: dict[str, JobStatus] = {}
+    for manifest in manifests:
+        if not manifest.details.get("managed"):
+            found[manifest.id] = status_of(manifest)
+            continue
+        try:
+            managed[_job_id(manifest)] = manifest
+            _cluster(manifest)
+        except JobError as exc:
+            found[manifest.id] = JobStatus(manifest, "UNKNOWN", note=str(exc))
+    if managed:
+        found.update(_managed(managed))
+    return [found[m.id] for m in manifests]
+
+
+def _managed(jobs: dict[int, Manifest]) -> dict[str, JobStatus]:
+    """The statuses of managed jobs (SkyPilot job id -> manifest), from one queue call."""
+    try:
+        sky = _sky()
+        records = sky.stream_and_get(
+            sky.jobs.queue(refresh=False, skip_finished=False, job_ids=sorted(jobs))
+        )
+        found = {job_id: _find(records, job_id) for job_id in jobs}
+    except Exception as exc:  # JobError, or one of the SDK's many (no API server...)
+        note = str(exc) if isinstance(exc, JobError) else _could_not_say(exc)
+        return {m.id: JobStatus(m, "UNKNOWN", note=note) for m in jobs.values()}
+    return {
+        m.id: _status(m, found[job_id], SKYPILOT_MANAGED, _cluster(m)) for job_id, m in jobs.items()
+    }
+
+
+def _could_not_say(exc: Exception) -> str:
+    return f"SkyPilot could not say ({type(exc).__name__}: {display(str(exc))})"
 
 
 def status_of(manifest: Manifest) -> JobStatus:
@@ -94,10 +129,16 @@ def status_of(manifest: Manifest) -> JobStatus:
     except JobError as exc:
         return JobStatus(manifest, "UNKNOWN", note=str(exc))
     except Exception as exc:  # the SDK raises many types (cluster down, no API server...)
-        note = f"SkyPilot could not say ({type(exc).__name__}: {display(str(exc))})"
-        return JobStatus(manifest, "UNKNOWN", note=note)
-    if record is None:
-        return JobStatus(manifest, "UNKNOWN", note="SkyPilot no longer lists the job")
+        return JobStatus(manifest, "UNKNOWN", note=_could_not_say(exc))
+    return _status(manifest, record, table, cluster)
+
+
+def _status(
+    manifest: Manifest, record: SkyRecord | None, table: dict[str, State], cluster: str
+) -> JobStatus:
+    if record is None:  # it will not come back: a sweep's driver stops waiting for it
+        note = "SkyPilot no longer lists the job"
+        return JobStatus(manifest, "UNKNOWN", note=note, cluster=cluster, final=True)
     state = state_of(table, record.status)
     reason = record.failure_reason or record.details
     return JobStatus(

@@ -10,7 +10,9 @@ answers when the scheduler no longer knows it.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,10 +130,15 @@ def backend(launcher: str) -> Launcher:
 def statuses(manifests: list[Manifest]) -> list[JobStatus]:
     """Each job's status, in the order given; one query per launcher; each job directory's
     files read once."""
+    from automodel_launch.jobs.driven import driven, queued_status
+
     by_launcher: dict[str, list[Manifest]] = {}
-    for manifest in manifests:
-        by_launcher.setdefault(manifest.launcher, []).append(manifest)
     found: dict[str, JobStatus] = {}
+    for manifest in manifests:
+        if driven(manifest):  # not started yet: its sweep's driver answers, not a scheduler
+            found[manifest.id] = _with_job_dir_notes(queued_status(manifest))
+        else:
+            by_launcher.setdefault(manifest.launcher, []).append(manifest)
     for launcher, group in by_launcher.items():
         from automodel_launch.launchers import LAUNCHERS
 
@@ -147,15 +154,49 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
 
 def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:
     """Cancel every job of ``manifests`` not finished yet: each launcher's backend gets its
-    jobs at once when it can cancel many (Slurm: one ``scancel``), else one by one."""
+    jobs at once when it can cancel many (Slurm: one ``scancel``), else one by one.
+
+    A sweep fed by a driver: the driver is stopped first (it starts no more points), then
+    the points it started are cancelled as any job, and those it had not are marked
+    cancelled (it never starts them)."""
+    from automodel_launch.jobs.driven import cancel_queued, driven, stop_driver
+
+    manifests = _after_drivers_stopped(manifests, stop_driver)
     by_launcher: dict[str, list[Manifest]] = {}
-    for manifest in manifests:
-        by_launcher.setdefault(manifest.launcher, []).append(manifest)
     found: dict[str, JobStatus] = {}
+    for manifest in manifests:
+        if driven(manifest):
+            found[manifest.id] = cancel_queued(manifest)
+        else:
+            by_launcher.setdefault(manifest.launcher, []).append(manifest)
     for launcher, group in by_launcher.items():
         done = backend(launcher).cancel_all(group)
         found.update((status.manifest.id, status) for status in done)
     return [found[m.id] for m in manifests]
+
+
+def _after_drivers_stopped(
+    manifests: list[Manifest], stop: Callable[[Path], bool]
+) -> list[Manifest]:
+    """``manifests`` as their job directories say once every driver among them stopped:
+    a driver records the points it starts there (the registry's copy may be older)."""
+    from automodel_launch.jobs.manifest import ManifestError, read_manifest
+    from automodel_launch.layout import DRIVER, sweep_root
+
+    roots = {sweep_root(Path(m.job_dir)) for m in manifests if m.sweep is not None}
+    fed = [root for root in sorted(roots) if os.path.lexists(root / DRIVER)]
+    for root in fed:
+        stop(root)
+    if not fed:
+        return manifests
+    fresh = []
+    for manifest in manifests:
+        try:
+            read = read_manifest(Path(manifest.job_dir))
+        except ManifestError:
+            read = manifest
+        fresh.append(read if read.id == manifest.id else manifest)
+    return fresh
 
 
 def _with_job_dir_notes(status: JobStatus) -> JobStatus:

@@ -51,6 +51,9 @@ class Handover:
     started: Callable[[str, dict[str, Any]], None] | None = None
     """Called with the job's id and details as soon as it runs (a foreground local run
     is recorded while it runs, not after)."""
+    sweep_point: bool = False
+    """A point of a sweep handed over on its own (:mod:`automodel_launch.plan.driver`): it
+    must run apart and end by itself (SkyPilot: a managed job, spot or not)."""
 
 
 class Launcher(Protocol):
@@ -89,6 +92,11 @@ class Launcher(Protocol):
     @property
     def dependencies(self) -> bool:
         """The scheduler starts a job only after others have ended (``--after``)."""
+        ...
+
+    @property
+    def poll_seconds(self) -> float:
+        """How often a sweep's driver asks for the states of the points it started."""
         ...
 
     @property

@@ -29,7 +29,10 @@ class Interactive:
     detached = False
     """The run is in the foreground unless ``--detach``."""
     arrays = False
-    """No scheduler: points run one after another."""
+    """No scheduler: a sweep's points run one after another, or K at a time with
+    ``--detach`` (a driver process starts them: :mod:`automodel_launch.plan.driver`)."""
+    poll_seconds = 1.0
+    """A local run ends when its exit_code appears: looking costs nothing."""
     dependencies = False
     """No scheduler: nothing waits for another job."""
 

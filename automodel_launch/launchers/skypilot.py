@@ -27,6 +27,8 @@ class SkyPilot:
     detached = True
     arrays = False
     """SkyPilot has no job arrays: each point is a managed job of its own."""
+    poll_seconds = 20.0
+    """One ``sky.jobs.queue`` call to the API server a look."""
     dependencies = False
     """SkyPilot does not start a job after another ends."""
 

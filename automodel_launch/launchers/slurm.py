@@ -26,6 +26,8 @@ class Slurm:
     detached = True
     arrays = True
     """``sbatch --array=0-N%K``: one submission, at most K tasks at once."""
+    poll_seconds = 30.0
+    """Unused: an array caps its points itself."""
     dependencies = True
     """``sbatch --dependency=afterok:ID`` (``afterany`` to run even if it failed)."""
 

@@ -1,10 +1,12 @@
 """Submitting a rendered plan: its files written whole, handed over, each point recorded.
 
 A single job and a Slurm sweep are one handover of the plan's job directory (one
-``sbatch``: the array's tasks are its points, ``ARRAYID_INDEX``); a sweep on a launcher
-that runs no arrays (this node) hands its points over one after another, one failing not
-stopping the rest. Nothing here prints: ``say`` receives the lines a command shows while
-it works, and the result says what happened.
+``sbatch``: the array's tasks are its points, ``ARRAYID_INDEX``). A sweep on a launcher
+that runs no arrays hands its points over one by one: on this node in the foreground one
+after another, one failing not stopping the rest; otherwise (SkyPilot, ``--detach``)
+through the point feeder (:mod:`automodel_launch.plan.driver`), at most
+``--max-parallel`` in flight. Nothing here prints: ``say`` receives the lines a command
+shows while it works, and the result says what happened.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from automodel_launch.errors import LaunchError, UsageError
+from automodel_launch.layout import DRIVER_LOG
 from automodel_launch.plan.plan import JobPlan, PlannedJob, values_of
 
 if TYPE_CHECKING:
@@ -41,30 +44,21 @@ class Submission:
     warnings: list[str] = field(default_factory=list)
     """The registry could not record a job (it ran; its manifest is in its directory)."""
     failed: list[str] = field(default_factory=list)
-    """Points that ran on this node and failed."""
+    """Points that ran on this node and failed, or that could not be launched."""
+    driver: int | None = None
+    """The pid of the driver process that feeds the sweep's points to its launcher."""
 
 
 def refuse_unsupported(plan: JobPlan, launcher: str, *, detach: bool, after: bool) -> None:
     """What the launcher cannot do with this plan, before anything is written."""
     from automodel_launch.launchers import LAUNCHERS
 
-    chosen = LAUNCHERS[launcher]
-    if after and not chosen.dependencies:
+    if after and not LAUNCHERS[launcher].dependencies:
         raise UsageError(
-            f"--after: {launcher} jobs cannot wait for another job; only Slurm's can",
-            hint="submit this one when the other has ended",
-        )
-    if not plan.is_sweep or chosen.arrays:
-        return
-    if chosen.detached:  # its own scheduler runs them, but no array: one job per point
-        raise UsageError(
-            f"--sweep with {launcher}: not supported yet; submit each value on its own "
-            "(--set KEY=VALUE)"
-        )
-    if detach:
-        raise UsageError(
-            "--sweep --detach on this node: not supported yet; the points run one after "
-            "another in the foreground without --detach"
+            f"--after: {launcher} jobs cannot wait for another job; only Slurm's can "
+            "(sbatch --dependency)",
+            hint="submit this one when the other has ended (`automodel-launch status JOB` "
+            "says when)",
         )
 
 
@@ -103,11 +97,17 @@ def submit_plan(
         raise
     if detach and launcher.detached:
         say(f"note: {launcher.name} jobs always run detached; --detach changes nothing")
+    foreground = plan.is_sweep and not (launcher.arrays or launcher.detached or detach)
+    if foreground and plan.max_parallel and plan.max_parallel > 1:
+        say("note: in the foreground the points run one after another; --max-parallel "
+            "takes effect with --detach")  # fmt: skip
     if summary is not None:
         say("\n".join(["checking:" if dry_run else "submitting:", *summary(plan)]))
     done = Submission(plan, sweep=recorders[0].manifest.sweep if plan.is_sweep else None)
-    if plan.is_sweep and not launcher.arrays:
+    if plan.is_sweep and not launcher.arrays and (dry_run or not (detach or launcher.detached)):
         _run_points(plan, recorders, launcher, done, written, environ, dry_run=dry_run, say=say)
+    elif plan.is_sweep and not launcher.arrays:
+        _feed(plan, recorders, launcher, done, environ, progress)
     else:
         submitted = _hand_over(
             plan, launcher, recorders[0], written, environ, dry_run=dry_run, detach=detach,
@@ -226,7 +226,7 @@ def _run_points(
         say(f"point {job.point.index}: {job.point.label}")
         handover = Handover(
             job.prepared.document, plan.job_dir(job), job.prepared.files, environ,
-            dry_run=dry_run, started=None if dry_run else recorder.record,
+            dry_run=dry_run, started=None if dry_run else recorder.record, sweep_point=True,
         )  # fmt: skip
         try:
             submitted = launcher.submit(handover)
@@ -238,6 +238,46 @@ def _run_points(
         done.summaries.append(submitted.summary)
     if dry_run:
         remove_job_dir(written)
+
+
+def _feed(
+    plan: JobPlan,
+    recorders: list[Recorder],
+    launcher: Launcher,
+    done: Submission,
+    environ: dict[str, str],
+    progress: Progress,
+) -> None:
+    """Points handed over one by one, at most ``max_parallel`` in flight: here at once when
+    the cap lets all start (a scheduler's jobs), else by a driver process (a local run is
+    started by it too: ``submit --detach`` returns at once)."""
+    from automodel_launch.launchers import Handover
+    from automodel_launch.plan.driver import Fed, Feeder, Order, start_driver
+
+    assert plan.root is not None
+    limit = plan.max_parallel or (len(plan.jobs) if launcher.detached else 1)
+    points = []
+    for job, recorder in zip(plan.jobs, recorders, strict=True):
+        assert job.prepared.document is not None
+        handover = Handover(
+            job.prepared.document, plan.job_dir(job), job.prepared.files, environ,
+            detach=True, sweep_point=True,
+        )  # fmt: skip
+        recorder.record(None, {})  # listed (PENDING) before any point starts
+        points.append(Fed(job.point.index, handover, recorder))
+    if limit >= len(points) and launcher.detached:
+        feeder = Feeder(launcher, points, limit)
+        with progress(launcher.progress):
+            feeder.start_ready()
+        done.summaries += feeder.summaries
+        done.failed += feeder.failed
+        return
+    driver = start_driver(plan.root, Order(launcher.name, tuple(points), limit))
+    done.driver = driver.pid
+    done.summaries.append(
+        f"started the sweep's driver (pid {driver.pid}): it runs the {len(points)} points, "
+        f"at most {limit} at once; its output in {plan.root / DRIVER_LOG}"
+    )
 
 
 def raise_failed(done: Submission) -> None:

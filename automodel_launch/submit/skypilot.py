@@ -1,7 +1,8 @@
 """Launch the rendered task through SkyPilot's SDK (the optional ``skypilot`` extra).
 
-Spot tasks go to ``sky.jobs.launch`` (managed jobs recover from preemption); others to
-``sky.launch``. Secret values (resolved from the submitting environment by
+Spot tasks and a sweep's points go to ``sky.jobs.launch`` (managed jobs recover from
+preemption, and each point's ends by itself); others to ``sky.launch``. Secret values
+(resolved from the submitting environment by
 :func:`automodel_launch.render.skypilot.secret_values`) are handed to the SDK here and
 never written to the job directory; whatever SkyPilot says back is redacted of them.
 """
@@ -28,7 +29,10 @@ def submit_skypilot(
     *,
     dry_run: bool = False,
     down: bool = True,
+    managed: bool = False,
 ) -> Submitted:
+    """Launch the task: a managed job when it is a spot task or ``managed`` (a sweep's
+    point: one managed job each), else a job on a cluster of its own."""
     try:
         import sky
     except ImportError:
@@ -43,7 +47,7 @@ def submit_skypilot(
     if secrets:
         task.update_secrets({name: secret_values[name] for name in secrets})
     name = str(task_config["name"])
-    managed = bool(task_config.get("resources", {}).get("use_spot"))
+    managed = managed or bool(task_config.get("resources", {}).get("use_spot"))
     if dry_run:
         kind = "managed job" if managed else "cluster job"
         return Submitted(f"SkyPilot accepts the task ({kind} {name}); nothing was launched")
@@ -98,5 +102,6 @@ def hand_over(handover: Handover) -> Submitted:
     task = YAML(typ="safe").load(handover.files[SKYPILOT_TASK])
     values = secret_values(section, handover.environ)
     return submit_skypilot(
-        task, handover.job_dir, values, dry_run=handover.dry_run, down=section.down
-    )
+        task, handover.job_dir, values, dry_run=handover.dry_run, down=section.down,
+        managed=handover.sweep_point,
+    )  # fmt: skip

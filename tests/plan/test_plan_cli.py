@@ -151,6 +151,21 @@ def test_a_sweep_on_this_node_runs_its_points_one_after_another(tmp_path: Path) 
     assert [(tmp_path / f"sw/points/{i}/exit_code").read_text() for i in (0, 1)] == ["0\n"] * 2
 
 
+def test_max_parallel_in_the_foreground_is_a_note(tmp_path: Path) -> None:
+    fake(tmp_path / "bin", "automodel", "exit 0\n")
+    (tmp_path / "r.yaml").write_text(RECIPE)
+    done = run(
+        "submit", "r.yaml", "--sweep", "optimizer.lr=1e-5,1e-4", "--max-parallel", "2",
+        "--job-dir", str(tmp_path / "sw"), cwd=tmp_path, bin_dir=tmp_path / "bin",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        "note: in the foreground the points run one after another; --max-parallel takes "
+        "effect with --detach\n"
+    ) in done.stderr
+    assert not (tmp_path / "sw" / "driver.json").exists()
+
+
 @pytest.mark.parametrize("launcher", ["local", "skypilot"])
 def test_after_is_refused_where_no_scheduler_waits(tmp_path: Path, launcher: str) -> None:
     text = RECIPE if launcher == "local" else "skypilot:\n  cloud: aws\n" + RECIPE
@@ -158,9 +173,12 @@ def test_after_is_refused_where_no_scheduler_waits(tmp_path: Path, launcher: str
     done = run("submit", "r.yaml", "--after", "abc123", cwd=tmp_path)
     assert done.returncode == 2
     name = "interactive" if launcher == "local" else "skypilot"
-    assert (
-        f"error: --after: {name} jobs cannot wait for another job; only Slurm's can"
-    ) in done.stderr.splitlines()
+    assert done.stderr.splitlines()[-2:] == [
+        f"error: --after: {name} jobs cannot wait for another job; only Slurm's can "
+        "(sbatch --dependency)",
+        "    hint: submit this one when the other has ended (`automodel-launch status JOB` "
+        "says when)",
+    ]
 
 
 def test_after_writes_the_dependency_on_a_job_or_a_whole_sweep(tmp_path: Path) -> None:
