@@ -15,7 +15,8 @@ NAMES = {value for key, value in vars(layout).items() if key.isupper() and isins
 def test_the_names() -> None:
     assert {
         "job.sbatch", "task.yaml", "run.sh", "job_config.yaml", "manifest.json", "exit_code",
-        "cancelled", "output.log", "torchrun", "%x_%j.out", "%x_%A_%a.out", "points",
+        "cancelled", "output.log", "torchrun", "%x_%j.out", "%x_%A_%a.out", "points", "code",
+        "code.diff",
     } == NAMES  # fmt: skip
     assert len(NAMES) == len([k for k in vars(layout) if k.isupper()])
 
