@@ -9,7 +9,6 @@ into place with the rest of the job directory, whole, or not at all.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,9 +55,7 @@ class Snapshot:
             if source.is_symlink():
                 os.symlink(os.readlink(source), copy)
             else:
-                shutil.copyfile(source, copy, follow_symlinks=False)
-                executable = os.stat(source).st_mode & stat.S_IXUSR
-                os.chmod(copy, 0o755 if executable else 0o644)
+                _copy(source, copy)
             written.append(f"{CODE}/{name}")
         if self.git is not None and self.git.diff:
             (directory / CODE_DIFF).write_bytes(self.git.diff)
@@ -94,6 +91,32 @@ class Snapshot:
             files=len(self.files),
             bytes=self.size,
         )
+
+
+def _copy(source: Path, copy: Path) -> None:
+    """One file's bytes, by ``sendfile`` (a few times faster than :func:`shutil.copyfile`
+    for many small files); opened without following a link or waiting on a FIFO that
+    replaced the file since it was listed (:class:`OSError`: the job directory is not
+    written)."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{source} is no longer a regular file")
+        mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
+        out = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        try:
+            offset = 0
+            while offset < info.st_size:
+                sent = os.sendfile(out, fd, offset, info.st_size - offset)
+                if sent == 0:
+                    break  # the file shrank since: what it holds now is copied
+                offset += sent
+            os.fchmod(out, mode)  # whatever the umask
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
 
 
 def take(root: Path, options: CodeOptions, job_dirs: Sequence[Path] = ()) -> Snapshot:
