@@ -38,7 +38,9 @@ class GitTree:
 
 
 def inspect_git(root: Path, max_diff: int) -> GitTree | None:
-    """The git tree ``root`` is in (or a part of), None when it is in none."""
+    """The git tree ``root`` is in (or a part of), None when it is in none or none of its
+    files is tracked there (a folder a home directory's repository ignores is a plain
+    directory: an empty snapshot of it would be no snapshot)."""
     where = _git(root, "rev-parse", "--show-prefix", check=False)
     if where.returncode != 0:
         return None
@@ -53,6 +55,8 @@ def inspect_git(root: Path, max_diff: int) -> GitTree | None:
     branch = _git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False)
     tree = GitTree(head.stdout.strip(), branch.stdout.strip() or None)
     _list_tracked(root, tree)
+    if not tree.tracked and not tree.submodules:
+        return None  # a folder the repository does not track (ignored, or new): not its code
     _read_status(root, prefix, tree)
     if tree.changed:
         tree.diff = _diff(root, max_diff)

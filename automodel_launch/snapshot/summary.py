@@ -20,7 +20,8 @@ def code_lines(document: LaunchDocument, snapshot: Snapshot | None) -> list[str]
     if snapshot is None:
         text = f"{cfg.repo_root}, the live tree (--no-snapshot: what it holds when the job runs)"
     else:
-        size = f"{len(snapshot.files)} files, {snapshot.size / 1e6:.1f} MB"
+        count = len(snapshot.files)
+        size = f"{count} file{'' if count == 1 else 's'}, {snapshot.size / 1e6:.1f} MB"
         text = f"snapshot of {snapshot.root} ({size})"
         git = snapshot.git
         if git is not None:

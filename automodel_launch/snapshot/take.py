@@ -124,7 +124,7 @@ def take(root: Path, options: CodeOptions, job_dirs: Sequence[Path] = ()) -> Sna
     written, left out when inside ``root``, as is any job directory found there)."""
     git = inspect_git(root, options.max_bytes)
     if options.require_clean:
-        _refuse_dirty(root, git)
+        _refuse_dirty(root, git, options.untracked)
     if git is not None:
         listed = git.tracked + (git.untracked if options.untracked else [])
         skipped = [f"{name}/ (a submodule)" for name in git.submodules]
@@ -137,7 +137,7 @@ def take(root: Path, options: CodeOptions, job_dirs: Sequence[Path] = ()) -> Sna
     return snapshot
 
 
-def _refuse_dirty(root: Path, git: GitTree | None) -> None:
+def _refuse_dirty(root: Path, git: GitTree | None, untracked: bool) -> None:
     if git is None:
         raise SnapshotError(
             f"--require-clean: {root} is not a git tree, so whether it is clean is unknown",
@@ -147,6 +147,12 @@ def _refuse_dirty(root: Path, git: GitTree | None) -> None:
         raise SnapshotError(
             f"--require-clean: {root} has uncommitted changes (git status lists them)",
             hint="commit or stash them, or submit without --require-clean",
+        )
+    if untracked and git.untracked:
+        raise SnapshotError(
+            f"--require-clean: {root} has untracked files, which --snapshot-untracked copies "
+            f"({len(git.untracked)}, git status lists them)",
+            hint="commit or remove them, or submit without --snapshot-untracked",
         )
 
 

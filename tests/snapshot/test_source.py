@@ -86,6 +86,6 @@ def test_a_mount_is_used_only_in_a_container_and_only_for_its_own_path(tmp_path:
     mount = f"{tmp_path}/A:{tmp_path}/Aother"
     cfg = section(repo_root=str(tmp_path / "A"), container_image="x:1", nemo_mount=mount)
     assert host_root(cfg, {}) == tmp_path / "A"  # /A is not under /Aother
-    bare = section(repo_root="/opt/A", nemo_mount=f"{tmp_path}/A:/opt/A")
+    bare = section(repo_root="/opt/A", container_image=None, nemo_mount=f"{tmp_path}/A:/opt/A")
     with pytest.raises(SnapshotError, match="/opt/A is not a directory on this host"):
         host_root(bare, {})

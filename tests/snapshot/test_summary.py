@@ -48,7 +48,7 @@ def test_a_snapshot_names_its_size_commit_branch_and_state() -> None:
     ]
     detached = Snapshot(Path("/home/me/A"), ["a.py"], 0, GitTree(COMMIT, None), skipped=["x"])
     assert code_lines(SLURM, detached) == [
-        "  code           snapshot of /home/me/A (1 files, 0.0 MB), commit 4f2a9c1e07b3, clean; "
+        "  code           snapshot of /home/me/A (1 file, 0.0 MB), commit 4f2a9c1e07b3, clean; "
         "left out: 1 (see the manifest's code.skipped)"
     ]
     plain = Snapshot(Path("/home/me/A"), [], 0)

@@ -103,6 +103,15 @@ def test_require_clean_refuses_a_dirty_tree_and_a_plain_directory(tmp_path: Path
         f"--require-clean: {root} has uncommitted changes (git status lists them)"
     )
     assert caught.value.hint == "commit or stash them, or submit without --require-clean"
+    git(root, "checkout", "pkg/train.py")
+    assert not take(root, CodeOptions(require_clean=True)).dirty
+    with pytest.raises(SnapshotError) as caught:
+        take(root, CodeOptions(require_clean=True, untracked=True))
+    assert str(caught.value) == (
+        f"--require-clean: {root} has untracked files, which --snapshot-untracked copies "
+        "(1, git status lists them)"
+    )
+    assert caught.value.hint == "commit or remove them, or submit without --snapshot-untracked"
     (tmp_path / "plain").mkdir()
     with pytest.raises(SnapshotError, match="is not a git tree, so whether it is clean"):
         take(tmp_path / "plain", CodeOptions(require_clean=True))
@@ -171,6 +180,15 @@ def test_a_plain_directory_honours_its_gitignore_and_keeps_links(tmp_path: Path)
     assert os.readlink(tmp_path / "job/code/link.py") == "a.py"
     record = snapshot.record(tmp_path / "job", {})
     assert (record.commit, record.branch, record.dirty, record.diff) == (None, None, False, None)
+
+
+def test_a_folder_its_repository_does_not_track_is_a_plain_directory(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    repo(home, {".gitignore": "work/\n", "dotfile": "x\n"})
+    (home / "work/Automodel").mkdir(parents=True)
+    (home / "work/Automodel/a.py").write_text("a\n")
+    snapshot = take(home / "work/Automodel", CodeOptions())
+    assert snapshot.git is None and snapshot.files == ["a.py"]
 
 
 def test_a_repository_without_a_commit_is_refused(tmp_path: Path) -> None:
