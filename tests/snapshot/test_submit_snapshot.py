@@ -11,7 +11,7 @@ import pytest
 from automodel_launch import api
 from automodel_launch.jobdir import write_job_dir
 from automodel_launch.snapshot import SnapshotError
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake, run
+from tests.plan.test_plan_cli import RECIPE, SLURM, fake
 from tests.snapshot.gitrepo import GIT_ENV, repo
 
 TRAIN = {"mytrain.py": "print('submitted')\n", "pkg/__init__.py": ""}
@@ -128,26 +128,3 @@ def test_a_failing_snapshot_write_leaves_no_job_directory(tmp_path: Path) -> Non
     with pytest.raises(OSError, match="No space left"):
         write_job_dir(tmp_path / "jobs" / "j", {"job.sbatch": "x"}, fill=fill)
     assert not (tmp_path / "jobs").exists()
-
-
-def test_submit_names_the_code_and_refuses_a_dirty_tree_when_asked(tree: Path) -> None:
-    path = recipe(tree.parent)
-    bin_dir = tree.parent / "bin"
-    refused = run("submit", str(path), "--require-clean", "--no-preflight", cwd=tree.parent,
-                  bin_dir=bin_dir)  # fmt: skip
-    assert refused.returncode == 1
-    assert refused.stderr == (
-        f"error: --require-clean: {tree} has uncommitted changes (git status lists them)\n"
-        "    hint: commit or stash them, or submit without --require-clean\n"
-    )
-    assert not (tree.parent / "jobs").exists()
-    done = run("submit", str(path), "--no-preflight", cwd=tree.parent, bin_dir=bin_dir)
-    assert done.returncode == 0, done.stderr
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("  code ")]
-    assert line.startswith(f"  code           snapshot of {tree} (2 files, 0.0 MB), commit ")
-    assert line.endswith(" on main, with uncommitted changes")
-    live = run("submit", str(path), "--no-snapshot", "--no-preflight", cwd=tree.parent,
-               bin_dir=bin_dir)  # fmt: skip
-    assert live.returncode == 0, live.stderr
-    assert (f"  code           {tree}, the live tree (--no-snapshot: what it holds when the job "
-            "runs)") in live.stderr.splitlines()  # fmt: skip
