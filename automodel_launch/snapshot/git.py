@@ -45,14 +45,14 @@ def inspect_git(root: Path, max_diff: int) -> GitTree | None:
     if where.returncode != 0:
         return None
     prefix = where.stdout.strip()
-    head = _git(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    head = _git(root, "rev-parse", "--verify", "HEAD^{commit}", check=False)
     if head.returncode != 0:
         raise SnapshotError(
             f"{root} is a git tree without a commit: the snapshot records the commit it "
             "was taken from",
             hint="commit once, or submit with --no-snapshot to run the live tree",
         )
-    branch = _git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    branch = _git(root, "symbolic-ref", "--short", "HEAD", check=False)  # detached: none
     tree = GitTree(head.stdout.strip(), branch.stdout.strip() or None)
     _list_tracked(root, tree)
     if not tree.tracked and not tree.submodules:
@@ -64,7 +64,7 @@ def inspect_git(root: Path, max_diff: int) -> GitTree | None:
 
 
 def _list_tracked(root: Path, tree: GitTree) -> None:
-    listing = _git(root, "ls-files", "-z", "--stage", "--", ".")
+    listing = _git(root, "ls-files", "-z", "--stage")  # below the working directory, root
     for entry in listing.stdout.split("\0"):
         if not entry:
             continue
@@ -76,7 +76,7 @@ def _list_tracked(root: Path, tree: GitTree) -> None:
 
 
 def _read_status(root: Path, prefix: str, tree: GitTree) -> None:
-    status = _git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+    status = _git(root, "status", "-z", "--untracked-files=all", "--", ".")  # -z: porcelain v1
     entries = iter(status.stdout.split("\0"))
     for entry in entries:
         if len(entry) < 4:
@@ -85,10 +85,9 @@ def _read_status(root: Path, prefix: str, tree: GitTree) -> None:
         if code == "??":
             tree.untracked.append(path.removeprefix(prefix))
             continue
-        if code != "!!":
-            tree.changed = True
-        if "R" in code or "C" in code:
-            next(entries, None)  # the rename's source
+        tree.changed = True  # ignored files ("!!") are listed only when asked (--ignored)
+        if "R" in code:  # status finds renames (not copies): the source follows
+            next(entries, None)
 
 
 def _diff(root: Path, limit: int) -> bytes:
@@ -113,8 +112,8 @@ def _diff(root: Path, limit: int) -> bytes:
 
 def _git(root: Path, *args: str, check: bool = True) -> Answer:
     environ = {k: v for k, v in os.environ.items() if k not in _UNSET}
-    environ.update(GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-    command = ["git", "-c", "core.quotePath=false", *args]
+    environ["GIT_OPTIONAL_LOCKS"] = "0"  # status never writes the index the user's git uses
+    command = ["git", *args]  # -z everywhere: paths as they are, never quoted
     try:
         answer = run(command, timeout=TIMEOUT, cwd=str(root), environ=environ,
                      name=f"git {args[0]}")  # fmt: skip

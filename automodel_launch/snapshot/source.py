@@ -45,7 +45,7 @@ def _mount_source(cfg: SlurmConfig, path: str) -> str:
     for mount in mounts:
         dest = mount.dest.rstrip("/")
         if path == mount.dest or path.startswith(dest + "/"):
-            return mount.source.rstrip("/") + path[len(dest) :]
+            return mount.source + path[len(dest) :]  # a doubled "/" is one in a Path
     return path
 
 

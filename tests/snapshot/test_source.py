@@ -34,6 +34,7 @@ def test_home_and_variables_are_resolved_with_the_submitting_environment(
     home = {"HOME": str(tmp_path / "code")}
     assert host_root(section(repo_root="~/Automodel"), home) == tmp_path / "code/Automodel"
     assert host_root(section(repo_root="~"), home) == tmp_path / "code"
+    assert host_root(section(repo_root="~"), {}) == Path(os.path.realpath(Path.home()))
     found = host_root(section(repo_root="${WHERE}/Automodel"), {"WHERE": str(tmp_path / "code")})
     assert found == tmp_path / "code/Automodel"
     with pytest.raises(SnapshotError) as caught:

@@ -113,8 +113,13 @@ def test_require_clean_refuses_a_dirty_tree_and_a_plain_directory(tmp_path: Path
     )
     assert caught.value.hint == "commit or remove them, or submit without --snapshot-untracked"
     (tmp_path / "plain").mkdir()
-    with pytest.raises(SnapshotError, match="is not a git tree, so whether it is clean"):
+    with pytest.raises(SnapshotError) as caught:
         take(tmp_path / "plain", CodeOptions(require_clean=True))
+    assert str(caught.value) == (
+        f"--require-clean: {tmp_path / 'plain'} is not a git tree, so whether it is clean is "
+        "unknown"
+    )
+    assert caught.value.hint == "submit it from a git checkout, or without --require-clean"
 
 
 def test_a_subdirectory_of_a_repository_is_snapshotted_alone(tmp_path: Path) -> None:
@@ -159,22 +164,37 @@ def test_a_snapshot_over_the_limit_is_refused_naming_the_fix(tmp_path: Path) -> 
         "ignore the large files the job does not need (.gitignore), or submit with "
         "--no-snapshot to run the live tree"
     )
-    with pytest.raises(SnapshotError, match="holds 2 files to snapshot, over the limit of 1"):
+    with pytest.raises(SnapshotError) as caught:
         take(tmp_path / "r", CodeOptions(max_files=1))
+    assert str(caught.value) == f"{tmp_path / 'r'} holds 2 files to snapshot, over the limit of 1"
+    assert caught.value.hint == (
+        "ignore what the job does not need (.gitignore), or submit with --no-snapshot to run "
+        "the live tree"
+    )
+    # exactly at each limit is within it
+    exact = take(tmp_path / "r", CodeOptions(max_files=2, max_bytes=1200, max_file_bytes=600))
+    assert exact.files == ["a.py", "b.py"] and exact.size == 1200 and exact.skipped == []
 
 
 def test_a_plain_directory_honours_its_gitignore_and_keeps_links(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     for name in ("a.py", "data/x.bin", "sub/data/y.py", "out/z.py", "notes.log", "keep/out",
-                 "__pycache__/a.pyc", ".venv/lib.py", "b.pyc"):  # fmt: skip
+                 "__pycache__/a.pyc", ".venv/lib.py", "b.pyc", "# comment", "!keep.txt",
+                 "docs/a.md", "x/docs/b.md", "deep/er/q.py", "real/r.py"):  # fmt: skip
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(name)
-    (root / ".gitignore").write_text("# comment\n*.log\n/data\nout/\n!notes.log\n")
+    (root / ".gitignore").write_bytes(
+        b"# comment\n*.log\n/data\nout/\n!notes.log\n!keep.txt\n\n  \ndocs/*.md\nq.py\n\xff\n"
+    )
     os.symlink("a.py", root / "link.py")
+    os.symlink("real", root / "linkdir")
     os.mkfifo(root / "pipe")
     snapshot = take(root, CodeOptions())
     assert snapshot.git is None
-    assert snapshot.files == [".gitignore", "a.py", "keep/out", "link.py", "sub/data/y.py"]
+    assert snapshot.files == [
+        "!keep.txt", "# comment", ".gitignore", "a.py", "keep/out", "link.py", "linkdir",
+        "real/r.py", "sub/data/y.py", "x/docs/b.md",
+    ]  # fmt: skip
     assert snapshot.skipped == ["pipe (not a file)"]
     snapshot.write_into(staged(tmp_path))
     assert os.readlink(tmp_path / "job/code/link.py") == "a.py"
@@ -214,9 +234,16 @@ def test_names_in_the_record_hold_no_credential(tmp_path: Path) -> None:
 
 def test_executable_bits_are_kept(tmp_path: Path) -> None:
     root = tmp_path / "r"
-    repo(root, {"run.sh": "#!/bin/sh\n"})
-    (root / "run.sh").chmod(0o755)
+    repo(root, {"run.sh": "#!/bin/sh\n", "lib/a.py": "a\n"})
+    (root / "run.sh").chmod(0o700)
+    (root / "lib/a.py").chmod(0o600)
     git(root, "add", "run.sh")
-    take(root, CodeOptions()).write_into(staged(tmp_path))
-    assert os.access(tmp_path / "job/code/run.sh", os.X_OK)
+    old = os.umask(0o022)
+    try:
+        take(root, CodeOptions()).write_into(staged(tmp_path))
+    finally:
+        os.umask(old)
+    modes = {p.relative_to(tmp_path / "job/code").as_posix(): p.stat().st_mode & 0o777
+             for p in (tmp_path / "job/code").rglob("*")}  # fmt: skip
+    assert modes == {"run.sh": 0o755, "lib": 0o755, "lib/a.py": 0o644}
     assert subprocess.run([str(tmp_path / "job/code/run.sh")], check=False).returncode == 0
