@@ -22,7 +22,7 @@ def _git_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_status_entries_are_read_whatever_the_names(tmp_path: Path) -> None:
     root = tmp_path / "r"
-    repo(root, {"?? a.py": "a\n", "keep.py": "k\n"})
+    repo(root, {"?? a.py": "a\n", "keep.py": "k\n", "t\tab.py": "t\n"})
     git(root, "mv", "?? a.py", "b.py")  # a rename: "R  b.py\0?? a.py\0"
     (root / "u").write_text("u\n")  # one character: "?? u"
     (root / "newdir").mkdir()
@@ -30,7 +30,28 @@ def test_status_entries_are_read_whatever_the_names(tmp_path: Path) -> None:
     tree = inspect_git(root, LIMIT)
     assert tree is not None and tree.changed
     assert sorted(tree.untracked) == ["newdir/x.py", "u"]
-    assert tree.tracked == ["b.py", "keep.py"]
+    assert tree.tracked == ["b.py", "keep.py", "t\tab.py"]
+
+
+def test_the_diff_is_binary_safe_and_plain_whatever_the_users_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "r"
+    repo(root, {"a.py": "a\n"})
+    (root / "blob.bin").write_bytes(bytes(range(256)))
+    git(root, "add", "blob.bin")
+    git(root, "commit", "-qm", "blob")
+    (root / "blob.bin").write_bytes(bytes(range(255, -1, -1)))
+    (root / "a.py").write_text("b\n")
+    settings = {"color.diff": "always", "diff.external": "false"}
+    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(settings)))
+    for index, (key, value) in enumerate(settings.items()):
+        monkeypatch.setenv(f"GIT_CONFIG_KEY_{index}", key)
+        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{index}", value)
+    tree = inspect_git(root, LIMIT)
+    assert tree is not None
+    assert b"GIT binary patch" in tree.diff and b"\x1b[" not in tree.diff
+    assert b"-a\n+b\n" in tree.diff
 
 
 def test_a_clean_tree_with_a_detached_head(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.snapshot import CodeOptions, SnapshotError
-from automodel_launch.snapshot.take import take
+from automodel_launch.snapshot.take import _copy, take
 from tests.snapshot.gitrepo import GIT_ENV, git, repo
 
 FILES = {"pkg/__init__.py": "", "pkg/train.py": "print('v1')\n", "README.md": "hi\n"}
@@ -139,7 +139,7 @@ def test_a_subdirectory_of_a_repository_is_snapshotted_alone(tmp_path: Path) -> 
 def test_large_files_submodules_and_job_directories_are_left_out(tmp_path: Path) -> None:
     root = tmp_path / "r"
     repo(root, {**FILES, "big.bin": "x" * 2000, "jobs/old_1/manifest.json": "{}",
-                "jobs/old_1/job_config.yaml": "a: 1\n"})  # fmt: skip
+                "jobs/old_1/job_config.yaml": "a: 1\n", "web/manifest.json": "{}"})  # fmt: skip
     sub = tmp_path / "sub"
     repo(sub, {"s.py": "s\n"})
     git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor")
@@ -148,9 +148,11 @@ def test_large_files_submodules_and_job_directories_are_left_out(tmp_path: Path)
     git(root, "add", "mine")
     snapshot = take(root, CodeOptions(max_file_bytes=1000), [root / "mine"])
     assert sorted(snapshot.files) == [".gitmodules", "README.md", "pkg/__init__.py",
-                                      "pkg/train.py"]  # fmt: skip
+                                      "pkg/train.py", "web/manifest.json"]  # fmt: skip
     assert snapshot.skipped == ["vendor/ (a submodule)", "jobs/old_1/ (a job directory)",
                                 "mine/ (a job directory)", "big.bin (0.0 MB)"]  # fmt: skip
+    record = snapshot.record(tmp_path / "job", {})
+    assert record.skipped == tuple(snapshot.skipped) and record.more_names == 0
 
 
 def test_a_snapshot_over_the_limit_is_refused_naming_the_fix(tmp_path: Path) -> None:
@@ -238,7 +240,7 @@ def test_executable_bits_are_kept(tmp_path: Path) -> None:
     (root / "run.sh").chmod(0o700)
     (root / "lib/a.py").chmod(0o600)
     git(root, "add", "run.sh")
-    old = os.umask(0o022)
+    old = os.umask(0o002)
     try:
         take(root, CodeOptions()).write_into(staged(tmp_path))
     finally:
@@ -246,4 +248,17 @@ def test_executable_bits_are_kept(tmp_path: Path) -> None:
     modes = {p.relative_to(tmp_path / "job/code").as_posix(): p.stat().st_mode & 0o777
              for p in (tmp_path / "job/code").rglob("*")}  # fmt: skip
     assert modes == {"run.sh": 0o755, "lib": 0o755, "lib/a.py": 0o644}
+    assert (tmp_path / "job/code").stat().st_mode & 0o777 == 0o755
     assert subprocess.run([str(tmp_path / "job/code/run.sh")], check=False).returncode == 0
+
+
+def test_a_file_replaced_since_it_was_listed_is_not_copied(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")  # never opened for writing: a blocking open would hang
+    with pytest.raises(OSError) as caught:
+        _copy(tmp_path / "fifo", tmp_path / "copy")
+    assert str(caught.value) == f"{tmp_path / 'fifo'} is no longer a regular file"
+    (tmp_path / "real").write_text("r")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    with pytest.raises(OSError):  # a link is not followed
+        _copy(tmp_path / "link", tmp_path / "copy2")
+    assert not (tmp_path / "copy").exists() and not (tmp_path / "copy2").exists()
