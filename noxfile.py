@@ -91,7 +91,8 @@ def bench(session: nox.Session) -> None:
     installed as users install it (not editable: an editable install's import hook
     costs every process of the venv, the floor peer's too). Then bench_lsp.py: the
     language server against yaml-language-server (didChange to publishDiagnostics, and
-    the server's memory over 1,000 edits). Then bench_jobs.py: ``jobs`` on a registry of
+    the server's memory over 1,000 edits). bench_snapshot.py: what the code snapshot adds
+    to ``submit``. Then bench_jobs.py: ``jobs`` on a registry of
     10,000 jobs.
     """
     session.install(".", "check-jsonschema")
@@ -109,6 +110,8 @@ def bench(session: nox.Session) -> None:
     session.run("python", script, *session.posargs)
     # a 100-point Slurm sweep: validated, rendered, submitted (one sbatch) and recorded
     session.run("python", "benchmarks/bench_sweep.py")
+    # the code snapshot on a checkout the size of AutoModel's: at most 1 s added to submit
+    session.run("python", "benchmarks/bench_snapshot.py")
     # the language server against yaml-language-server (npm), same document, same client
     session.install(".[lsp]")
     session.run(

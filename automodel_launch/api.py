@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
+    from automodel_launch.snapshot import CodeOptions
 
 
 def settings(**values: Any) -> Settings:
@@ -63,13 +64,15 @@ def plan(
     after: Sequence[str] = (),
     submitting: bool = False,
     config: Settings | None = None,
+    snapshot: bool = True,
 ) -> JobPlan:
     """Validate every point of ``recipe`` and, when all pass, render them.
 
     ``sweep``: ``{"optimizer.lr": [1e-5, 1e-4]}`` or ``["optimizer.lr=1e-5,1e-4"]``
     (as ``--sweep``); ``sets``: ``{"slurm.nodes": 2}`` or ``["slurm.nodes=2"]``. A
     mapping's values are written as YAML flow text, so they read back as given.
-    ``after``: Slurm jobs this one waits for, as ``--after`` takes them.
+    ``after``: Slurm jobs this one waits for, as ``--after`` takes them. ``snapshot``:
+    when submitting, the job runs a snapshot of ``repo_root`` (False: the live tree).
     """
     from automodel_launch.plan.after import dependency
     from automodel_launch.plan.plan import plan_jobs
@@ -97,8 +100,15 @@ def plan(
     render_plan(
         made, entry=choice, job_dir=Path(job_dir) if job_dir is not None else None,
         submitting=submitting, after=dependency(after),
+        code=_code_options() if submitting and snapshot else None,
     )  # fmt: skip
     return made
+
+
+def _code_options() -> CodeOptions:
+    from automodel_launch.snapshot import CodeOptions
+
+    return CodeOptions()
 
 
 def submit(recipe: str | Path | JobPlan, *, dry_run: bool = False, **options: Any) -> Submission:

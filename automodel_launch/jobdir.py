@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +78,14 @@ def claim_job_dir(base: Path, name: str) -> tuple[Path, tuple[Path, ...]]:
     return candidate, (candidate, *created)
 
 
-def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...] = ()) -> Written:
-    """Write ``files`` into ``target`` whole, or leave nothing behind.
+def write_job_dir(
+    target: Path,
+    files: dict[str, str],
+    claimed: tuple[Path, ...] = (),
+    fill: Callable[[Path], list[str]] | None = None,
+) -> Written:
+    """Write ``files`` into ``target`` whole, or leave nothing behind; ``fill`` writes
+    more into the staging directory it is given (the code snapshot) and returns the names.
 
     Nothing behind means no staging directory and no parent directory this call
     created (nor those of ``claimed``, from :func:`claim_job_dir`), whether the write
@@ -102,6 +109,7 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
                     file.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
                 file.write_text(content, encoding="utf-8")
                 file.chmod(0o755 if name.endswith(EXECUTABLE_SUFFIXES) else 0o644)
+            filled = fill(staging) if fill is not None else []
             staging.chmod(0o755)
             os.replace(staging, target)  # onto an empty directory too (POSIX rename)
         except BaseException:
@@ -109,7 +117,7 @@ def write_job_dir(target: Path, files: dict[str, str], claimed: tuple[Path, ...]
                 shutil.rmtree(staging, ignore_errors=True)
             _remove_empty(created)
             raise
-    return Written(target, tuple(files), (*(() if existed else (target,)), *created))
+    return Written(target, (*files, *filled), (*(() if existed else (target,)), *created))
 
 
 def _relative(name: str) -> str:

@@ -35,6 +35,10 @@ SLURM_ARRAY_LOG_PATTERN = "%x_%A_%a.out"
 """An array task's ``--output`` in its point's directory: ``%A`` the array's id, ``%a`` the
 task's index (the log of task ``1234_5`` is ``NAME_1234_5.out``, as :func:`slurm_log` names
 it)."""
+CODE = "code"
+"""The snapshot of ``repo_root`` the job runs (of a sweep: one, at the top, for every point)."""
+CODE_DIFF = "code.diff"
+"""Beside it: ``git diff HEAD`` of the snapshotted tree, when it had uncommitted changes."""
 POINTS = "points"
 """A sweep's job directory holds each point's own in ``points/INDEX``."""
 DRIVER = "driver.json"

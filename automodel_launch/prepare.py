@@ -16,6 +16,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.diagnostics import sort_key
 from automodel_launch.jobdir import check_job_dir, claim_job_dir
 from automodel_launch.launchers import launcher_of
+from automodel_launch.layout import CODE
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.results import FileReport
@@ -109,9 +110,11 @@ def render_report(
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
     after: str | None = None,
+    code: str | None = None,
 ) -> PreparedJob:
     """Render a validated report (no document: nothing rendered); ``after``: the Slurm
-    dependency ``--after`` asks for."""
+    dependency ``--after`` asks for; ``code``: the snapshot the job runs, ``CODE`` for the
+    job directory's own (:data:`automodel_launch.layout.CODE`)."""
     document = report.document
     if document is None or report.loaded is None:
         return PreparedJob(report)
@@ -132,6 +135,7 @@ def render_report(
             environ=dict(os.environ if environ is None else environ),
             config_path=str(path) if job_dir is None and not submitting else None,
             after=after,
+            code=str(target / CODE) if code == CODE else code,
         )
         artifact = render_artifact(document, spec, nproc_per_node)
         files = job_files(document, report.loaded, artifact)

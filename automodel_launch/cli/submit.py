@@ -21,6 +21,7 @@ from automodel_launch.layout import LOCAL_LOG
 
 if TYPE_CHECKING:
     from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.snapshot import CodeOptions
 
 
 def command(
@@ -68,6 +69,26 @@ def command(
     profile: ProfileOption = None,
     sweeps: SweepOption = None,
     max_parallel: MaxParallelOption = None,
+    no_snapshot: Annotated[
+        bool,
+        typer.Option(
+            "--no-snapshot",
+            help="Slurm: run repo_root's live tree, not a snapshot of it taken now.",
+        ),
+    ] = False,
+    snapshot_untracked: Annotated[
+        bool,
+        typer.Option(
+            "--snapshot-untracked",
+            help="Copy repo_root's untracked files (not ignored) into the snapshot too.",
+        ),
+    ] = False,
+    require_clean: Annotated[
+        bool,
+        typer.Option(
+            "--require-clean", help="Refuse to submit when repo_root has uncommitted changes."
+        ),
+    ] = False,
     after: Annotated[
         Optional[list[str]],  # noqa: UP045
         typer.Option(
@@ -114,10 +135,11 @@ def command(
     report_problems(plan.report, settings)
     assert document is not None
     refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
+    code = _code(no_snapshot, snapshot_untracked, require_clean)
     try:
         render_plan(
             plan, entry=choice, job_dir=job_dir, nproc_per_node=nproc_per_node or local_gpu_count(),
-            submitting=True, after=dependency(after or ()),
+            submitting=True, after=dependency(after or ()), code=code,
         )  # fmt: skip
     except (JobDirError, EntryError, SweepScriptError) as exc:
         raise UsageError(str(exc), hint=exc.hint) from None
@@ -141,17 +163,29 @@ def command(
 
 
 def _summary(plan: JobPlan) -> list[str]:
+    from automodel_launch.snapshot.summary import code_lines
     from automodel_launch.submit.summary import summary_lines
 
     job = plan.jobs[0].prepared
     assert job.document is not None and plan.root is not None
     lines = summary_lines(job.document, plan.root, job.nproc_per_node)
+    lines += code_lines(job.document, plan.snapshot)
     if plan.is_sweep:
         limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
         lines.append(
             f"  sweep          {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"
         )
     return lines
+
+
+def _code(no_snapshot: bool, untracked: bool, require_clean: bool) -> CodeOptions | None:
+    from automodel_launch.errors import UsageError
+    from automodel_launch.snapshot import CodeOptions
+
+    if no_snapshot and (untracked or require_clean):
+        given = "--snapshot-untracked" if untracked else "--require-clean"
+        raise UsageError(f"--no-snapshot with {given}: choose one (no snapshot is taken)")
+    return None if no_snapshot else CodeOptions(untracked=untracked, require_clean=require_clean)
 
 
 def _progress(text: str) -> AbstractContextManager[object]:

@@ -43,6 +43,7 @@ from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.launcher_names import LauncherName
 from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
+from automodel_launch.snapshot.record import CodeRecord
 
 FORMAT = 1
 MAX_BYTES = 1024 * 1024
@@ -141,6 +142,11 @@ class Manifest(BaseModel):
         default_factory=dict
     )
     """The swept keys and this point's values (``{"optimizer.lr": 2e-05}``)."""
+    code: CodeRecord | None = None
+    """The code snapshot the job runs and where it came from (None: the live tree, or no
+    ``repo_root``): :mod:`automodel_launch.snapshot`."""
+    automodel_version: Annotated[str, Field(max_length=64)] | None = None
+    """The AutoModel release the recipe was checked against."""
     format: Literal[1] = 1
 
     @field_validator("submitted_at")
@@ -193,6 +199,8 @@ def new_manifest(
     sweep: str | None = None,
     point: int | None = None,
     values: Mapping[str, Any] | None = None,
+    code: CodeRecord | None = None,
+    automodel_version: str | None = None,
 ) -> Manifest:
     """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``
     (a text value holding a secret variable's value or a token shape is written redacted)."""
@@ -217,6 +225,8 @@ def new_manifest(
             hide(key): hide(value) if isinstance(value, str) else value
             for key, value in (values or {}).items()
         },
+        "code": code,
+        "automodel_version": automodel_version,
     }
     return _validated(values, "the job's manifest")
 

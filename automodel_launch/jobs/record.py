@@ -11,11 +11,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.jobs.manifest import Manifest, new_manifest, update_manifest
 from automodel_launch.jobs.registry import RegistryError, open_registry
 from automodel_launch.layout import MANIFEST
+
+if TYPE_CHECKING:
+    from automodel_launch.snapshot.record import CodeRecord
 
 
 class Recorder:
@@ -38,6 +41,8 @@ class Recorder:
         sweep: str | None = None,
         point: int | None = None,
         values: Mapping[str, Any] | None = None,
+        code: CodeRecord | None = None,
+        automodel_version: str | None = None,
     ) -> Recorder:
         """``sweep``, ``point``, ``values``: the job is that point of that sweep."""
         manifest = new_manifest(
@@ -53,6 +58,8 @@ class Recorder:
             sweep=sweep,
             point=point,
             values=values,
+            code=code,
+            automodel_version=automodel_version,
         )
         return cls(manifest)
 

@@ -106,6 +106,9 @@ class JobStatus:
             "point": m.point,
             "values": dict(m.values),
             "gpu_hours": None if self.gpu_hours is None else round(self.gpu_hours, 3),
+            "code": None if m.code is None else m.code.model_dump(mode="json"),
+            "tool_version": m.tool_version,
+            "automodel_version": m.automodel_version,
         }
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.rules.context import Purpose
     from automodel_launch.settings import Settings
+    from automodel_launch.snapshot.take import Snapshot
 
 
 @dataclass
@@ -60,6 +61,8 @@ class JobPlan:
     """What ``render`` prints: the script, task or command line (a Slurm sweep's one
     array script; for other sweeps, each point's, under a comment naming it)."""
     claimed: tuple[Path, ...] = ()
+    snapshot: Snapshot | None = None
+    """The code every point runs (``code/`` at the top of ``root``); None: the live tree."""
 
     @property
     def is_sweep(self) -> bool:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from automodel_launch.errors import LaunchError
+from automodel_launch.layout import CODE
 from automodel_launch.plan.plan import JobPlan, environ_of, point_dir, runs_arrays
 from automodel_launch.prepare import (
     EntryChoice,
@@ -22,6 +24,10 @@ from automodel_launch.prepare import (
     release,
     render_report,
 )
+
+if TYPE_CHECKING:
+    from automodel_launch.snapshot import CodeOptions
+    from automodel_launch.snapshot.take import Snapshot
 
 
 class SweepScriptError(LaunchError):
@@ -37,14 +43,18 @@ def render_plan(
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
     after: str | None = None,
+    code: CodeOptions | None = None,
 ) -> None:
     """Fill ``plan.root``, ``plan.files`` and ``plan.artifact`` (every point validated);
-    ``after``: the Slurm dependency of every point."""
+    ``after``: the Slurm dependency of every point; ``code``: snapshot ``repo_root`` so
+    (``plan.snapshot``, refused before anything is written), None: run the live tree."""
+    plan.snapshot = _snapshot(plan, code, entry, job_dir, environ) if code else None
     if not plan.is_sweep:
         job = plan.jobs[0]
         job.prepared = render_report(
             job.report, plan.path, entry=entry, job_dir=job_dir, nproc_per_node=nproc_per_node,
             environ=environ, submitting=submitting, after=after,
+            code=CODE if plan.snapshot is not None else None,
         )  # fmt: skip
         prepared = job.prepared
         plan.root, plan.claimed = prepared.job_dir, prepared.claimed
@@ -68,6 +78,26 @@ def render_plan(
     plan.root, plan.claimed = root, claimed
 
 
+def _snapshot(
+    plan: JobPlan,
+    code: CodeOptions,
+    entry: EntryChoice,
+    job_dir: Path | None,
+    environ: Mapping[str, str] | None,
+) -> Snapshot | None:
+    """The snapshot of the plan's ``repo_root`` (None: its launcher names none)."""
+    from automodel_launch.snapshot.source import host_root
+    from automodel_launch.snapshot.take import take
+
+    document = plan.document
+    cfg = document.slurm if document is not None else None
+    root = host_root(cfg, environ_of(environ)) if cfg is not None else None
+    if root is None or document is None:
+        return None
+    written = job_dir or default_job_dir(document, default_job_name(document, entry)).parent
+    return take(root, code, [written.expanduser().absolute()])
+
+
 def _render_points(
     plan: JobPlan,
     root: Path,
@@ -83,6 +113,7 @@ def _render_points(
         job.prepared = render_report(
             job.report, plan.path, entry=entry, job_dir=root / where,
             nproc_per_node=nproc_per_node, environ=environ, after=after,
+            code=str(root / CODE) if plan.snapshot is not None else None,
         )  # fmt: skip
         files.update({f"{where}/{name}": text for name, text in job.prepared.files.items()})
         shown.append(f"# point {job.point.index}: {job.point.label}\n{job.prepared.artifact}")
@@ -124,6 +155,7 @@ def _array_script(
         array_tasks=len(plan.jobs),
         max_parallel=plan.max_parallel,
         after=after,
+        code=str(root / CODE) if plan.snapshot is not None else None,
     )
     scripts = []
     for job in plan.jobs:

@@ -88,7 +88,8 @@ def submit_plan(
         name, content = recorder.file
         files[_inside(plan, job, name)] = content
     try:
-        written = write_job_dir(plan.root, files, plan.claimed)
+        fill = plan.snapshot.write_into if plan.snapshot is not None else None
+        written = write_job_dir(plan.root, files, plan.claimed, fill)
     except OSError as exc:
         release(plan.claimed)
         raise JobDirError(str(exc)) from None
@@ -139,6 +140,8 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
         if cfg.gpus_per_node:
             details["gpus_per_node"] = cfg.gpus_per_node
     sweep = os.urandom(6).hex() if plan.is_sweep else None
+    assert plan.root is not None
+    code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None
     recorders = []
     for job in plan.jobs:
         recorder = Recorder.for_job(
@@ -152,6 +155,8 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             sweep=sweep,
             point=job.point.index if sweep is not None else None,
             values=values_of(job) if sweep is not None else None,
+            code=code,
+            automodel_version=job.report.automodel_version,
         )
         recorders.append(recorder)
     return recorders

@@ -102,6 +102,9 @@ class JobSpec:
     """Slurm arrays: at most this many tasks run at once."""
     after: str | None = None
     """Slurm only: a ``--dependency`` on other jobs (``afterok:ID:ID``), from ``--after``."""
+    code: str | None = None
+    """Slurm only: the code snapshot the job runs instead of ``repo_root`` (absolute; a
+    sweep's is at its top, beside ``points/``), :mod:`automodel_launch.snapshot`."""
 
     def __post_init__(self) -> None:
         refuse_credential("the job directory", self.job_dir)

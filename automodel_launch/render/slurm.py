@@ -65,7 +65,7 @@ def render_sbatch(document: LaunchDocument, spec: JobSpec) -> str:
         "set -euo pipefail\n",
         requeue.trap(cfg),
         _rendezvous(cfg, spec),
-        _environment(cfg),
+        _environment(cfg, spec),
         _setup(cfg),
         _launch(cfg, spec, ft),
     ]
@@ -149,16 +149,16 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
     ]) + "\n"  # fmt: skip
 
 
-def _environment(cfg: SlurmConfig) -> str:
+def _environment(cfg: SlurmConfig, spec: JobSpec) -> str:
     """``repo_root`` is put first on PYTHONPATH after env_vars are exported: an
     ``env_vars.PYTHONPATH`` (which may itself reference the submitting ``${PYTHONPATH}``)
-    follows the checkout instead of replacing it."""
+    follows the checkout instead of replacing it. With a snapshot, the snapshot is put
+    there instead: the live checkout is never on the path."""
     lines = [f"export HF_HOME={home_path(cfg.hf_home)}"]
     lines += [f"export {name}={word(value.text)}" for name, value in exported_variables(cfg)]
     if cfg.repo_root is not None:
-        lines.append(
-            f"export PYTHONPATH={home_path(cfg.repo_root)}" + "${PYTHONPATH:+:$PYTHONPATH}"
-        )
+        root = quote(spec.code) if spec.code is not None else home_path(cfg.repo_root)
+        lines.append(f"export PYTHONPATH={root}" + "${PYTHONPATH:+:$PYTHONPATH}")
     if cfg.container_image is not None and cfg.hf_home.startswith("~"):
         lines.append(
             'mkdir -p "$HF_HOME"  # mounted into the container: the cache outlives the job'
@@ -182,7 +182,9 @@ def _setup(cfg: SlurmConfig) -> str:
 def _launch(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
     srun = ["srun", "--export=ALL", "--ntasks-per-node=1", "--kill-on-bad-exit=1"]
     if cfg.container_image is not None:
-        mounts = ",".join(["${JOB_DIR}:${JOB_DIR}", *(m.spec for m in cfg.mounts())])
+        # an array task's JOB_DIR is its point's: the sweep's snapshot is beside them
+        code = [f"{spec.code}:{spec.code}"] if spec.code is not None and spec.array_tasks else []
+        mounts = ",".join(["${JOB_DIR}:${JOB_DIR}", *code, *(m.spec for m in cfg.mounts())])
         srun += [
             f"--container-image={quote(cfg.container_image)}",
             "--container-mounts=" + word(mounts),

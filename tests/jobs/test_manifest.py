@@ -21,8 +21,10 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
     assert set(manifest) == {
         "format", "id", "name", "launcher", "job_dir", "submitted_at", "config_path",
         "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
-        "cluster", "details", "sweep", "point", "values",
+        "cluster", "details", "sweep", "point", "values", "code", "automodel_version",
     }  # fmt: skip
+    assert manifest["code"] is None  # no repo_root: nothing snapshotted
+    assert manifest["automodel_version"] == "0.7.0"
     assert re.fullmatch(r"[0-9a-f]{12}", manifest["id"])
     assert (manifest["name"], manifest["launcher"]) == ("llm_finetune", "interactive")
     assert manifest["job_dir"] == str(job_dir)

@@ -1,0 +1,33 @@
+"""The ``code`` line of ``submit``'s summary: which code the job runs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.snapshot.take import Snapshot
+
+WIDTH = 13
+"""The summary's key column (``job directory``)."""
+
+
+def code_lines(document: LaunchDocument, snapshot: Snapshot | None) -> list[str]:
+    """One line when the job has a ``repo_root``: the snapshot taken, or the live tree."""
+    cfg = document.slurm
+    if cfg is None or cfg.repo_root is None:
+        return []
+    if snapshot is None:
+        text = f"{cfg.repo_root}, the live tree (--no-snapshot: what it holds when the job runs)"
+    else:
+        count = len(snapshot.files)
+        size = f"{count} file{'' if count == 1 else 's'}, {snapshot.size / 1e6:.1f} MB"
+        text = f"snapshot of {snapshot.root} ({size})"
+        git = snapshot.git
+        if git is not None:
+            where = f" on {git.branch}" if git.branch else ""
+            state = "with uncommitted changes" if snapshot.dirty else "clean"
+            text += f", commit {git.commit[:12]}{where}, {state}"
+        if snapshot.skipped:
+            text += f"; left out: {len(snapshot.skipped)} (see the manifest's code.skipped)"
+    return [f"  {'code':<{WIDTH}}  {text}"]
