@@ -220,10 +220,9 @@ def cancel(ref: str) -> JobStatus | SweepStatus: ...
 def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     """Cancel a job, or every point of a sweep not finished yet (Slurm: one ``scancel``);
     its state after. ``ref`` as :func:`status` takes it."""
+    from automodel_launch.jobs.driven import cancel_queued, driven
     from automodel_launch.jobs.status import backend, cancel_all
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
-
-    from automodel_launch.jobs.driven import cancel_queued, driven
 
     target = find(ref) if isinstance(ref, str) else ref
     if isinstance(target, Sweep):
