@@ -12,6 +12,10 @@ benchmark checks that each run made one ``squeue`` and at most one ``sacct`` cal
 For scale, the same command on an empty registry (the floor: starting Python, importing
 the CLI, opening SQLite) is timed in the same run, alternating with the full one.
 
+Then ``status SWEEP`` of a 1,000-task array (one sweep, its oldest row, so ``jobs`` never
+shows it) is run the same way: it must make one ``squeue`` call (and at most one
+``sacct``) for all its tasks.
+
 Target: the median at most 0.5 s. Exits 0 whatever the numbers unless ``--check`` (then
 1 on a miss). ``nox -s bench`` runs it after the other benchmarks.
 """
@@ -31,6 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 0.5
 
 
+ARRAY_SWEEP = f"{0xA11A:012x}"
+ARRAY_TASKS = 1_000
+
+
 def build(state: Path, jobs_root: Path, count: int) -> None:
     sys.path.insert(0, str(ROOT))
     from automodel_launch.jobs.manifest import Manifest
@@ -38,6 +46,18 @@ def build(state: Path, jobs_root: Path, count: int) -> None:
 
     os.environ["AUTOMODEL_LAUNCH_STATE_DIR"] = str(state)
     made = []
+    for task in range(ARRAY_TASKS):  # one old sweep: a 1,000-task array
+        job_dir = jobs_root / f"array{task:04d}"
+        job_dir.mkdir(parents=True)
+        made.append(Manifest(
+            id=f"{0xB0000 + task:012x}", name="array", launcher="slurm", job_dir=str(job_dir),
+            submitted_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.6e9)),
+            config_path=str(job_dir / "job_config.yaml"), config_sha256="0" * 64,
+            command_line=("automodel-launch", "submit", "recipe.yaml"), artifacts=(),
+            scheduler_id=f"5000_{task}", details={"nodes": 1, "gpus_per_node": 8},
+            sweep=ARRAY_SWEEP, point=task, values={"optimizer.lr": 1e-6 * (task + 1)},
+        ))  # fmt: skip
+        (job_dir / "manifest.json").write_text(made[-1].to_json())
     for n in range(count):
         job_dir = jobs_root / f"job{n:05d}"
         job_dir.mkdir(parents=True)
@@ -117,6 +137,18 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             subprocess.run(command, env=empty, capture_output=True, check=True)
             floor.append(time.perf_counter() - started)
+        status = [args.python, "-m", "automodel_launch", "status", ARRAY_SWEEP]
+        calls.unlink(missing_ok=True)
+        started = time.perf_counter()
+        shown = subprocess.run(status, env=env, capture_output=True, text=True, check=False)
+        took = time.perf_counter() - started
+        made = calls.read_text().split() if calls.exists() else []
+        one_query = shown.returncode == 0 and made.count("squeue") == 1 and made.count("sacct") <= 1
+        print(f"status of a {ARRAY_TASKS:,}-task array: {took * 1000:.0f} ms, scheduler calls "
+              f"{made}: {'ok' if one_query else 'MISSED'}")  # fmt: skip
+        if not one_query:
+            print(shown.stderr[-2000:], file=sys.stderr)
+            return 1
     median = statistics.median(times)
     verdict = "ok" if median <= TARGET_S else "MISSED"
     print(f"jobs: {rows:,} lines; median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
