@@ -40,6 +40,14 @@ from pydantic import (
 from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.jobs.origins import (
+    MAX_ORIGINS,
+    MAX_OVERRIDES,
+    OriginKey,
+    OverrideRecord,
+    ProfileRecord,
+    Text,
+)
 from automodel_launch.launcher_names import LauncherName
 from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
@@ -147,6 +155,17 @@ class Manifest(BaseModel):
     ``repo_root``): :mod:`automodel_launch.snapshot`."""
     automodel_version: Annotated[str, Field(max_length=64)] | None = None
     """The AutoModel release the recipe was checked against."""
+    profile: ProfileRecord | None = None
+    """The profile that applied (None: none did): :mod:`automodel_launch.jobs.origins`."""
+    overrides: Annotated[tuple[OverrideRecord, ...], Field(max_length=MAX_OVERRIDES)] = ()
+    """The ``--set`` (and a sweep point's ``--sweep``) values that applied."""
+    origins: Annotated[dict[OriginKey, Text], Field(max_length=MAX_ORIGINS)] = Field(
+        default_factory=dict
+    )
+    """Each launcher value that is not the recipe's own, and where it came from
+    (``{"slurm.nodes": "--set slurm.nodes=2"}``)."""
+    image: Text | None = None
+    """The container image as written (Slurm ``container_image``, SkyPilot ``image_id``)."""
     format: Literal[1] = 1
 
     @field_validator("submitted_at")
@@ -201,9 +220,12 @@ def new_manifest(
     values: Mapping[str, Any] | None = None,
     code: CodeRecord | None = None,
     automodel_version: str | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> Manifest:
     """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``
-    (a text value holding a secret variable's value or a token shape is written redacted)."""
+    (a text value holding a secret variable's value or a token shape is written redacted);
+    ``settings``: the profile, overrides, origins and image
+    (:func:`automodel_launch.jobs.origins.run_settings`)."""
     import hashlib
 
     hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
@@ -227,6 +249,7 @@ def new_manifest(
         },
         "code": code,
         "automodel_version": automodel_version,
+        **(settings or {}),
     }
     return _validated(values, "the job's manifest")
 

@@ -43,6 +43,7 @@ class Recorder:
         values: Mapping[str, Any] | None = None,
         code: CodeRecord | None = None,
         automodel_version: str | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> Recorder:
         """``sweep``, ``point``, ``values``: the job is that point of that sweep."""
         manifest = new_manifest(
@@ -60,6 +61,7 @@ class Recorder:
             values=values,
             code=code,
             automodel_version=automodel_version,
+            settings=settings,
         )
         return cls(manifest)
 

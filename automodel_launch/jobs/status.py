@@ -109,6 +109,10 @@ class JobStatus:
             "code": None if m.code is None else m.code.model_dump(mode="json"),
             "tool_version": m.tool_version,
             "automodel_version": m.automodel_version,
+            "profile": None if m.profile is None else m.profile.model_dump(mode="json"),
+            "overrides": [o.model_dump(mode="json") for o in m.overrides],
+            "origins": dict(m.origins),
+            "image": m.image,
         }
 
 

@@ -129,8 +129,11 @@ def submit_plan(
 
 def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list[Recorder]:
     """A manifest per point (a sweep's points name its id, their index and values)."""
+    from automodel_launch.jobs.origins import run_settings
     from automodel_launch.jobs.record import Recorder
+    from automodel_launch.secrets import Redactor, is_secret_name
 
+    hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
     document = plan.document
     assert document is not None
     details: dict[str, Any] = {}
@@ -157,6 +160,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             values=values_of(job) if sweep is not None else None,
             code=code,
             automodel_version=job.report.automodel_version,
+            settings=run_settings(job.report, hide),
         )
         recorders.append(recorder)
     return recorders

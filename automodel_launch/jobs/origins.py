@@ -1,0 +1,103 @@
+"""What decides a run besides the recipe and the code, as the manifest records it: the
+profile that applied, each ``--set`` (and a sweep point's ``--sweep``) argument, where
+every launcher value that is not the recipe's own came from, and the container image as
+the recipe (or its profile, or ``--set``) writes it.
+
+Each is taken from the validated report's merge (:mod:`automodel_launch.profiles`), so it
+is what the job was checked with, not what the command line seemed to say. Every text is
+cleaned on the way in: a secret variable's value or a token shape is written redacted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from automodel_launch.results import FileReport
+
+MAX_OVERRIDES = 64
+MAX_ORIGINS = 64
+MAX_TEXT = 512
+IMAGE_KEYS = {"slurm": "container_image", "skypilot": "image_id", "k8s": "image"}
+"""The launcher field that names the container image the job runs in."""
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+OriginKey = Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,200}$")]
+
+
+class ProfileRecord(BaseModel):
+    """The profile that applied: its name and the file that defines it."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+    name: Annotated[str, Field(max_length=255)]
+    file: Text
+
+
+class OverrideRecord(BaseModel):
+    """One command-line value: ``--set slurm.nodes=2`` (or a sweep point's ``--sweep``)."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+    option: Literal["--set", "--sweep"]
+    argument: Text
+    """As given (``slurm.nodes=2``), redacted and shortened."""
+
+    @property
+    def key(self) -> str:
+        return self.argument.partition("=")[0]
+
+
+def cut(text: str) -> str:
+    """``text`` at most :data:`MAX_TEXT` characters; what is cut says how much."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[: MAX_TEXT - 24] + f"...(+{len(text) - (MAX_TEXT - 24)} chars)"
+
+
+def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, Any]:
+    """The manifest's ``profile``, ``overrides``, ``origins`` and ``image`` of a validated
+    ``report`` (``hide`` redacts a text)."""
+    from automodel_launch.diagnostics import dotted
+    from automodel_launch.profiles.merge import MergedFile
+
+    document = report.document
+    launcher = document.launcher if document is not None else None
+    loaded = report.loaded
+    data = loaded.data if loaded is not None else {}
+    found: dict[str, Any] = {"profile": None, "overrides": (), "origins": {}, "image": None}
+    section = data.get(launcher) if launcher is not None else None
+    image = section.get(IMAGE_KEYS.get(launcher or "", "")) if isinstance(section, dict) else None
+    if isinstance(image, str):
+        found["image"] = cut(hide(image))
+    if not isinstance(loaded, MergedFile):
+        return found
+    if loaded.profile is not None:
+        profile = loaded.profile
+        found["profile"] = {"name": hide(profile.name)[:255], "file": cut(hide(profile.file.path))}
+    overrides = []
+    origins: dict[str, str] = {}
+    for loc, source in loaded.provenance.owner.items():
+        if source.kind == "set" and source.origin is not None and loc == source.base:
+            option = source.origin.option
+            if option in ("--set", "--sweep"):
+                overrides.append({"option": option, "argument": cut(hide(source.origin.where))})
+        if source.kind == "recipe" or not loc or loc[0] != launcher:
+            continue
+        if len(origins) < MAX_ORIGINS and not isinstance(_at(data, loc), dict | list):
+            origins[dotted(loc)[:200]] = cut(hide(loaded.provenance.describe(loc)))
+    found["overrides"] = tuple(overrides[:MAX_OVERRIDES])
+    found["origins"] = origins
+    return found
+
+
+def _at(data: Any, loc: tuple[str | int, ...]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
