@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
+    from automodel_launch.jobs.diff import Comparison
     from automodel_launch.jobs.listing import Listing
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
@@ -230,6 +231,34 @@ def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     if driven(target):  # a sweep's point its driver has not started: it never will
         return cancel_queued(target)
     return backend(target.launcher).cancel(target)
+
+
+def diff(old: str | Manifest, new: str | Manifest) -> Comparison:
+    """What differs between two jobs (``old`` and ``new`` as :func:`find` takes them, a
+    sweep's point by its own id, or their manifests): launcher settings, image, profile,
+    ``--set`` values, code, recipe values. ``.differences``: each
+    :class:`~automodel_launch.jobs.diff.Difference` has ``key``, ``old`` and ``new`` (None
+    where a job has no such value); ``.lines()`` and ``.to_json()`` as ``diff`` prints."""
+    from automodel_launch.jobs.diff import compare
+
+    left = _single(old) if isinstance(old, str) else old
+    right = _single(new) if isinstance(new, str) else new
+    return compare(left, right)
+
+
+def _single(ref: str) -> Manifest:
+    """The one job ``ref`` names; a sweep is an error naming its points' ids."""
+    from automodel_launch.jobs.status import JobError
+    from automodel_launch.jobs.sweeps import Sweep
+
+    found = find(ref)
+    if isinstance(found, Sweep):
+        ids = ", ".join(p.id for p in found.points[:3]) + (", ..." if len(found.points) > 3 else "")
+        raise JobError(
+            f"'{ref}' is sweep {found.id} of {len(found.points)} points, not one job: name a "
+            f"point by its id ({ids}; `automodel-launch status {found.id}` lists them)"
+        )
+    return found
 
 
 def _arguments(given: Mapping[str, Any] | Sequence[str], *, many: bool) -> list[str]:

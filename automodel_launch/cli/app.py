@@ -11,6 +11,7 @@ import typer.main
 from automodel_launch.cli import (
     cancel,
     config,
+    diff,
     explain,
     init,
     jobs,
@@ -42,6 +43,7 @@ app.command("jobs")(jobs.command)
 app.command("status")(status.command)
 app.command("logs")(logs.command)
 app.command("cancel")(cancel.command)
+app.command("diff")(diff.command)
 app.command("explain")(explain.command)
 app.command("init")(init.command)
 app.add_typer(config.app)

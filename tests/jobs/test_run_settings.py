@@ -39,7 +39,7 @@ def recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _submit(recipe: Path, **options: object) -> Manifest:
+def submitted(recipe: Path, **options: object) -> Manifest:
     plan = api.plan(recipe, config=api.settings(check_paths=False), submitting=True,
                     snapshot=False, **options)  # type: ignore[arg-type]  # fmt: skip
     assert plan.report.ok, plan.report.diagnostics
@@ -50,7 +50,7 @@ def _submit(recipe: Path, **options: object) -> Manifest:
 def test_the_profile_the_sets_and_the_image_are_recorded_with_their_origins(
     recipe: Path,
 ) -> None:
-    manifest = _submit(recipe, profile="eos", sets=["slurm.nodes=2", "optimizer.lr=3e-5"])
+    manifest = submitted(recipe, profile="eos", sets=["slurm.nodes=2", "optimizer.lr=3e-5"])
     site = str(recipe.parent / "site" / "profiles.yaml")
     assert manifest.profile is not None
     assert (manifest.profile.name, manifest.profile.file) == ("eos", site)
@@ -84,7 +84,7 @@ def test_a_sweep_point_records_its_own_value_as_sweep(recipe: Path) -> None:
 
 def test_a_plain_submit_records_no_profile_no_set_and_the_recipe_s_image(recipe: Path) -> None:
     recipe.write_text(recipe.read_text().replace("slurm:\n", "slurm:\n  container_image: a/b:1\n"))
-    manifest = _submit(recipe)
+    manifest = submitted(recipe)
     assert (manifest.profile, manifest.overrides, manifest.origins) == (None, (), {})
     assert manifest.image == "a/b:1"
     assert "--set" not in json.loads(manifest.to_json())["command_line"]
@@ -100,7 +100,7 @@ def test_a_secret_variable_s_value_given_to_set_is_in_no_record(
     argument = f"model.revision={token}"
     monkeypatch.setattr("sys.argv", ["automodel-launch", "submit", "--set", argument,
                                      str(recipe)])  # fmt: skip
-    manifest = _submit(recipe, sets=[argument])
+    manifest = submitted(recipe, sets=[argument])
     text = (Path(manifest.job_dir) / "manifest.json").read_text()
     assert token not in text and make("wandb", 19).middle not in text
     assert [o.argument for o in manifest.overrides] == ["model.revision=***"]
@@ -114,7 +114,7 @@ def test_a_long_value_is_cut_saying_how_much() -> None:
 
 
 def test_a_manifest_with_settings_out_of_bounds_is_not_a_manifest(recipe: Path) -> None:
-    manifest = _submit(recipe)
+    manifest = submitted(recipe)
     data = json.loads(manifest.to_json())
     path = Path(manifest.job_dir) / "manifest.json"
     for wrong in ({"overrides": [{"option": "--rm", "argument": "x"}]},
