@@ -159,11 +159,14 @@ class Manifest(BaseModel):
     """The profile that applied (None: none did): :mod:`automodel_launch.jobs.origins`."""
     overrides: Annotated[tuple[OverrideRecord, ...], Field(max_length=MAX_OVERRIDES)] = ()
     """The ``--set`` (and a sweep point's ``--sweep``) values that applied."""
+    more_overrides: Annotated[int, Field(ge=0, le=2**31)] = 0
+    """Those beyond :data:`~automodel_launch.jobs.origins.MAX_OVERRIDES`, counted."""
     origins: Annotated[dict[OriginKey, Text], Field(max_length=MAX_ORIGINS)] = Field(
         default_factory=dict
     )
     """Each launcher value that is not the recipe's own, and where it came from
     (``{"slurm.nodes": "--set slurm.nodes=2"}``)."""
+    more_origins: Annotated[int, Field(ge=0, le=2**31)] = 0
     image: Text | None = None
     """The container image as written (Slurm ``container_image``, SkyPilot ``image_id``)."""
     format: Literal[1] = 1

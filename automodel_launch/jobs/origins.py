@@ -18,14 +18,20 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from automodel_launch.results import FileReport
 
-MAX_OVERRIDES = 64
-MAX_ORIGINS = 64
-MAX_TEXT = 512
+MAX_OVERRIDES = 32
+"""``--set`` values kept (the rest are counted: ``more_overrides``); all of them are in the
+command line and the job config."""
+MAX_ORIGINS = 32
+"""Launcher values' origins kept (the rest are counted: ``more_origins``)."""
+MAX_TEXT = 160
+"""Characters of one argument, origin, path or image kept. With the bounds above, the
+worst a job's settings add to its manifest is under 100 KB, escaped: the largest manifest
+stays under the reader's limit with its code record at every bound too."""
 IMAGE_KEYS = {"slurm": "container_image", "skypilot": "image_id", "k8s": "image"}
 """The launcher field that names the container image the job runs in."""
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
-OriginKey = Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,200}$")]
+OriginKey = Annotated[str, Field(pattern=r"^[^\x00-\x1f\x7f]{1,100}$")]
 
 
 class ProfileRecord(BaseModel):
@@ -68,7 +74,7 @@ def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, An
     launcher = document.launcher if document is not None else None
     loaded = report.loaded
     data = loaded.data if loaded is not None else {}
-    found: dict[str, Any] = {"profile": None, "overrides": (), "origins": {}, "image": None}
+    found: dict[str, Any] = {"profile": None, "image": None}
     section = data.get(launcher) if launcher is not None else None
     image = section.get(IMAGE_KEYS.get(launcher or "", "")) if isinstance(section, dict) else None
     if isinstance(image, str):
@@ -87,11 +93,17 @@ def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, An
                 overrides.append({"option": option, "argument": cut(hide(source.origin.where))})
         if source.kind == "recipe" or not loc or loc[0] != launcher:
             continue
-        if len(origins) < MAX_ORIGINS and not isinstance(_at(data, loc), dict | list):
-            origins[dotted(loc)[:200]] = cut(hide(loaded.provenance.describe(loc)))
+        if not isinstance(_at(data, loc), dict | list):
+            origins[_key(dotted(loc))] = cut(hide(loaded.provenance.describe(loc)))
     found["overrides"] = tuple(overrides[:MAX_OVERRIDES])
-    found["origins"] = origins
+    found["more_overrides"] = max(0, len(overrides) - MAX_OVERRIDES)
+    found["origins"] = dict(list(origins.items())[:MAX_ORIGINS])
+    found["more_origins"] = max(0, len(origins) - MAX_ORIGINS)
     return found
+
+
+def _key(key: str) -> str:
+    return key if len(key) <= 100 else key[:97] + "..."
 
 
 def _at(data: Any, loc: tuple[str | int, ...]) -> Any:

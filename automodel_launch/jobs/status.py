@@ -111,7 +111,9 @@ class JobStatus:
             "automodel_version": m.automodel_version,
             "profile": None if m.profile is None else m.profile.model_dump(mode="json"),
             "overrides": [o.model_dump(mode="json") for o in m.overrides],
+            "more_overrides": m.more_overrides,
             "origins": dict(m.origins),
+            "more_origins": m.more_origins,
             "image": m.image,
         }
 

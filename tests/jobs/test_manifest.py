@@ -22,7 +22,7 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
         "format", "id", "name", "launcher", "job_dir", "submitted_at", "config_path",
         "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
         "cluster", "details", "sweep", "point", "values", "code", "automodel_version",
-        "profile", "overrides", "origins", "image",
+        "profile", "overrides", "more_overrides", "origins", "more_origins", "image",
     }  # fmt: skip
     assert manifest["code"] is None  # no repo_root: nothing snapshotted
     assert manifest["automodel_version"] == "0.7.0"

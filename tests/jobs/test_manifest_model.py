@@ -31,7 +31,15 @@ from automodel_launch.jobs.manifest import (
     read_manifest,
     update_manifest,
 )
+from automodel_launch.jobs.origins import (
+    MAX_ORIGINS,
+    MAX_OVERRIDES,
+    MAX_TEXT,
+    OverrideRecord,
+    ProfileRecord,
+)
 from automodel_launch.launchers import LAUNCHERS
+from automodel_launch.snapshot.record import MAX_NAMES, CodeRecord
 
 ASTRAL = "\U0001f600"  # 4 bytes of UTF-8: the most a character a name allows can cost
 CONTROL = "\x01"  # written "\u0001": the most any character can cost
@@ -126,12 +134,22 @@ def test_the_largest_manifest_the_writer_makes_fits_the_reader(tmp_path: Path) -
         sweep="f" * 32, point=MAX_POINTS - 1,
         values={f"{n:02d}" + CONTROL * 0 + "\u2028" * (MAX_VALUE_KEY_CHARS - 2):
                 CONTROL * MAX_DETAIL_CHARS for n in range(MAX_VALUES)},
+        code=CodeRecord(
+            root=long_path, snapshot=long_path, branch=CONTROL * 255, diff=long_path,
+            untracked=tuple(f"{n:03d}" + ASTRAL * 200 for n in range(MAX_NAMES)),
+            skipped=tuple(f"{n:03d}" + ASTRAL * 200 for n in range(MAX_NAMES)),
+        ),
+        profile=ProfileRecord(name=CONTROL * 255, file=CONTROL * MAX_TEXT),
+        overrides=(OverrideRecord(option="--sweep", argument=CONTROL * MAX_TEXT),) * MAX_OVERRIDES,
+        more_overrides=2**31, more_origins=2**31, image=CONTROL * MAX_TEXT,
+        origins={f"{n:02d}" + "\u2028" * 98: CONTROL * MAX_TEXT for n in range(MAX_ORIGINS)},
     )  # fmt: skip
+    assert len(worst.origins) == MAX_ORIGINS and len(worst.code.skipped) == MAX_NAMES  # type: ignore[union-attr]
     assert len(worst.values) == MAX_VALUES
     assert len(worst.details) == MAX_DETAILS
     size = len(worst.to_json().encode())
     assert size <= MAX_BYTES, size
-    assert size > 400_000  # the worst case was built: every field at its bound
+    assert size > 900_000  # the worst case was built: every field at its bound
 
 
 def test_the_command_line_is_capped_when_written(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from automodel_launch import api
 from automodel_launch.jobs.manifest import MAX_BYTES, Manifest, read_manifest
-from automodel_launch.jobs.origins import MAX_TEXT, cut
+from automodel_launch.jobs.origins import MAX_OVERRIDES, MAX_TEXT, cut
 from automodel_launch.jobs.status import JobStatus
 from tests.hostile.tokens import make
 from tests.plan.test_plan_cli import RECIPE, SLURM, fake
@@ -124,3 +124,10 @@ def test_a_manifest_with_settings_out_of_bounds_is_not_a_manifest(recipe: Path) 
         with pytest.raises(Exception, match=r"is not a job manifest \((overrides|image|origins|"
                            r"profile)"):  # fmt: skip
             read_manifest(Path(manifest.job_dir))
+
+
+def test_overrides_beyond_the_bound_are_counted(recipe: Path) -> None:
+    sets = [f"extra.k{n:02d}=1" for n in range(MAX_OVERRIDES + 3)]
+    manifest = submitted(recipe, sets=sets)
+    assert len(manifest.overrides) == MAX_OVERRIDES and manifest.more_overrides == 3
+    assert {o.argument for o in manifest.overrides} <= set(sets)
