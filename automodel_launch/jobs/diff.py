@@ -11,6 +11,8 @@ shown cleaned (:func:`automodel_launch.secrets.display`).
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,8 +68,21 @@ class Comparison:
         return {"old": self.old.id, "new": self.new.id, "differences": found}
 
 
-def compare(old: Manifest, new: Manifest) -> Comparison:
-    return Comparison(old, new, differences(old, new))
+def compare(old: Manifest, new: Manifest, environ: Mapping[str, str] | None = None) -> Comparison:
+    """The differences, each text holding a secret variable's value of ``environ`` (this
+    process's by default) redacted: a job config holds the values as the ranks read them."""
+    from automodel_launch.secrets import Redactor, is_secret_name
+
+    env = os.environ if environ is None else environ
+    hide = Redactor([v for k, v in env.items() if is_secret_name(k)])
+
+    def hidden(value: Any) -> Any:
+        if isinstance(value, (list, dict)):
+            value = json.dumps(value, sort_keys=True)
+        return hide(value) if isinstance(value, str) else value
+
+    found = [Difference(d.key, hidden(d.old), hidden(d.new)) for d in differences(old, new)]
+    return Comparison(old, new, found)
 
 
 def shown(value: Any) -> str:

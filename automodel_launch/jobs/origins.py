@@ -95,6 +95,7 @@ def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, An
             continue
         if not isinstance(_at(data, loc), dict | list):
             origins[_key(dotted(loc))] = cut(hide(loaded.provenance.describe(loc)))
+    overrides.sort(key=lambda o: (o["option"], o["argument"]))
     found["overrides"] = tuple(overrides[:MAX_OVERRIDES])
     found["more_overrides"] = max(0, len(overrides) - MAX_OVERRIDES)
     found["origins"] = dict(list(origins.items())[:MAX_ORIGINS])
