@@ -94,6 +94,14 @@ def test_a_detached_sweep_runs_at_most_k_points_at_once(torchrun: str, tmp_path:
     assert states(shown) == ["COMPLETED"] * 3, shown
     values = [{"optimizer.lr": lr} for lr in (0.01, 0.02, 0.03)]
     assert [p["values"] for p in shown["points"]] == values
+    # a point's run has ended (its exit_code) before the driver's next look records it:
+    # the driver's last line comes once it recorded them all
+    log = (tmp_path / "sw" / "driver.log").read_text()
+    deadline = time.monotonic() + 60
+    while "every point ended" not in log and time.monotonic() < deadline:
+        time.sleep(0.2)
+        log = (tmp_path / "sw" / "driver.log").read_text()
+    assert log.rstrip().endswith("every point ended"), log
     lines = []
     for index in range(3):
         point = tmp_path / "sw" / "points" / str(index)
@@ -111,12 +119,6 @@ def test_a_detached_sweep_runs_at_most_k_points_at_once(torchrun: str, tmp_path:
     spans = [(float(start), float(end)) for _, start, end in lines]
     most = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
     assert most <= 2, spans
-    log = (tmp_path / "sw" / "driver.log").read_text()
-    deadline = time.monotonic() + 30
-    while "every point ended" not in log and time.monotonic() < deadline:
-        time.sleep(0.2)
-        log = (tmp_path / "sw" / "driver.log").read_text()
-    assert log.rstrip().endswith("every point ended"), log
     listed = json.loads(cli.run("jobs", "--format", "json").stdout)["jobs"]
     assert sorted(j["state"] for j in listed if j["sweep"] == sweep) == ["COMPLETED"] * 3
 
