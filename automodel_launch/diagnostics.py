@@ -315,6 +315,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.ERROR,
         "more nodes than the partition has or allows, or fewer than its MinNodes",
     ),
+    "nodes-out-of-service": (
+        Severity.WARNING,
+        "more nodes than the partition has in service (others down, drained, failing): it waits",
+    ),
     "gpus-over-node-gres": (Severity.ERROR, "more GPUs per node than the partition's nodes have"),
     "no-gpus-on-partition": (Severity.WARNING, "ranks on a partition whose nodes have no GPUs"),
     "cpus-over-node": (Severity.ERROR, "more CPUs per node than the partition's nodes have"),

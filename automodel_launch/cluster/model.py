@@ -67,6 +67,36 @@ class Node:
     memory: Count | None = None
     """RealMemory, MB."""
     state: Text = ""
+    """``IDLE``, ``IDLE+DRAIN``, ``MIXED+DRAIN``, ``DOWN*``... in capitals; "": unknown."""
+    reason: Text = ""
+    """Why an admin or Slurm took it out (``Reason=``, without its ``[user@time]``)."""
+
+    @property
+    def broken(self) -> str | None:
+        """How the node is out of service (``drained``, ``draining``, ``down``,
+        ``failing``, ``not responding``), or None when it can run jobs (or is unknown)."""
+        return broken_state(self.state)
+
+
+BUSY = ("ALLOCATED", "MIXED", "COMPLETING")
+"""Base states of a node still running jobs: with DRAIN it is draining, not drained."""
+
+
+def broken_state(state: str) -> str | None:
+    """``IDLE+DRAIN`` -> drained, ``MIXED+DRAIN`` -> draining, ``DOWN`` / ``DOWN*`` ->
+    down, ``IDLE+FAIL`` -> failing, ``IDLE*`` / ``IDLE+NOT_RESPONDING`` -> not responding;
+    None for a node that takes jobs (``IDLE``, ``MIXED``, ``ALLOCATED``...)."""
+    words = [word.rstrip("*") for word in state.upper().split("+")]
+    base, flags = words[0], set(words[1:])
+    if base == "DOWN":
+        return "down"
+    if "DRAIN" in flags or base in ("DRAIN", "DRAINED", "DRAINING"):
+        return "draining" if base in BUSY or base == "DRAINING" else "drained"
+    if "FAIL" in flags or base in ("FAIL", "FAILING"):
+        return "failing"
+    if "*" in state or "NOT_RESPONDING" in flags:
+        return "not responding"
+    return None
 
 
 @typed(frozen=True)

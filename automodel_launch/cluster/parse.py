@@ -281,12 +281,29 @@ def gpu_count(gres: str) -> int | None:
     return total if total <= MAX_NUMBER else None
 
 
+_REASON = re.compile(r"(?:^|\s)Reason=(.*?)(?:\s+\[[^\[\]]*\])?\s*(?=\s[A-Z][A-Za-z]*=|$)")
+"""``Reason=disk check [root@2026-12-02T03:59:01]``: words up to the next ``Key=`` (Slurm
+prints it last), without the ``[user@time]`` it ends with."""
+
+
+def reason(line: str) -> str:
+    """A node's ``Reason=`` (it holds spaces), cut to :data:`~.model.MAX_NAME`
+    characters; "" when none."""
+    match = _REASON.search(line)
+    if match is None:
+        return ""
+    said = match.group(1).strip()
+    return said if len(said) <= MAX_NAME else said[: MAX_NAME - 1] + "…"
+
+
 def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
-    """``scontrol show node -o``: one node per line."""
+    """``scontrol show node -o``: one node per line, with its state and why it is out."""
     notes = Notes(NODES, into)
     found: dict[str, Node] = {}
-    for name, f in records(text, "NodeName"):
-        if not _named(name, "node", notes):
+    for line in text.splitlines():
+        f = fields(line)
+        name = f.get("NodeName", "")
+        if not name or not _named(name, "node", notes):
             continue
         read = _Reader(f, f"node '{name}'", notes)
         gpus = gpu_count(f["Gres"]) if "Gres" in f else 0
@@ -298,6 +315,7 @@ def nodes(text: str, into: list[Unreadable] | None = None) -> dict[str, Node]:
             cpus=read.count("CPUTot"),
             memory=read.count("RealMemory"),
             state=read.state(""),
+            reason=reason(line),
         )
     return found
 

@@ -94,6 +94,7 @@ class Preflight:
             rules.check_state(job, cluster, partition)
             rules.check_time(job, cluster, partition)
             rules.check_nodes(job, cluster, partition)
+            rules.check_health(job, cluster, partition)
             resources.check_gpus(job, cluster, partition)
             resources.check_cpus(job, cluster, partition)
             resources.check_mem(job, cluster, partition)

@@ -154,3 +154,33 @@ def check_nodes(job: Job, cluster: Cluster, partition: Partition) -> None:
         if most
         else "choose a partition that has nodes",
     )  # fmt: skip
+
+
+SHOWN_NODES = 4
+"""Out-of-service nodes named in a finding; the others are counted."""
+
+
+def check_health(job: Job, cluster: Cluster, partition: Partition) -> None:
+    """Nodes DOWN, DRAINED or DRAINING, FAILING or not responding take no new job: a job
+    that needs more nodes than the others of its UP partition waits (sbatch accepts it).
+    A job over the partition's node count is :func:`check_nodes`' to report."""
+    if partition.state not in ("UP", "") or not partition.nodes:
+        return
+    out = [node for node in cluster.nodes_of(partition) if node.broken]
+    total, asked = len(partition.nodes), job.cfg.nodes
+    healthy = total - len(out)
+    if not out or asked <= healthy or asked > total:
+        return
+    said = [f"{n.name} {n.broken}" + (f" ({n.reason})" if n.reason else "") for n in out]
+    more = len(said) - SHOWN_NODES
+    listed = ", ".join(said[:SHOWN_NODES]) + (f" and {more} more" if more > 0 else "")
+    verb = "is" if healthy == 1 else "are"
+    job.add(
+        "nodes-out-of-service", "nodes",
+        f"nodes: {asked}, but only {healthy} of the {total} nodes of {describe(partition, job)} "
+        f"{verb} in service ({listed}): sbatch accepts the job and it waits until "
+        f"{asked - healthy} more {'is' if asked - healthy == 1 else 'are'} back",
+        (f"set nodes: {healthy} or less, or " if healthy else "")
+        + "choose another partition, or wait for the admins to resume them "
+        "(`sinfo -R` lists why nodes are out)",
+    )  # fmt: skip

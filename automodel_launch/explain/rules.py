@@ -117,6 +117,7 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "partition-unavailable": ("slurm.partition",),
     "time-over-partition-limit": ("slurm.time", "slurm.partition"),
     "nodes-outside-partition-limits": ("slurm.nodes", "slurm.partition"),
+    "nodes-out-of-service": ("slurm.nodes", "slurm.partition"),
     "array-over-partition": ("slurm.nodes", "slurm.partition"),
     "gpus-over-node-gres": ("slurm.gpus_per_node", "slurm.ntasks_per_node"),
     "no-gpus-on-partition": ("slurm.partition", "slurm.ntasks_per_node"),
