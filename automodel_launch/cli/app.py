@@ -19,6 +19,7 @@ from automodel_launch.cli import (
     lsp,
     render,
     schema,
+    shell,
     status,
     submit,
     validate,
@@ -46,6 +47,7 @@ app.command("cancel")(cancel.command)
 app.command("diff")(diff.command)
 app.command("explain")(explain.command)
 app.command("init")(init.command)
+app.command("shell")(shell.command)
 app.add_typer(config.app)
 
 

@@ -1,0 +1,192 @@
+"""What ``shell`` runs: the words (argv, never a shell string), their environment (the
+recipe's variables resolved from the caller's by name) and the exit status handed back."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from automodel_launch.config.document import LaunchDocument
+from automodel_launch.errors import UsageError
+from automodel_launch.job_shell import (
+    JOB_NAME,
+    CannotRun,
+    NoProgram,
+    ShellError,
+    job_environment,
+    run,
+    shell_of,
+)
+from automodel_launch.loading import load_text
+from automodel_launch.validation import validate_loaded
+from tests.conftest import offline_settings
+
+TOKEN = "hf_" + "Q" * 34
+RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
+CALLER = {"PATH": "/usr/bin", "HOME": "/home/ada", "HF_TOKEN": TOKEN, "USER": "ada"}
+
+
+def document(text: str) -> LaunchDocument:
+    loaded = load_text(RECIPE + text, "config.yaml").loaded
+    assert loaded is not None
+    report = validate_loaded(loaded, offline_settings())
+    assert report.document is not None, report.diagnostics
+    assert not [d for d in report.diagnostics if d.is_error], report.diagnostics
+    return report.document
+
+
+SLURM = """slurm:
+  job_name: llm_finetune
+  nodes: 2
+  ntasks_per_node: 8
+  gpus_per_node: 8
+  time: "04:00:00"
+  account: llm_team
+  partition: batch
+  container_image: nvcr.io/nvidia/nemo:dev
+  hf_home: /lustre/hf_cache
+  extra_mounts:
+    - /lustre/${USER}/checkpoints:/ckpt
+  env_vars:
+    HF_TOKEN: ${HF_TOKEN}
+    RUN_DIR: /scratch/${USER}
+    OUT: ${RUN_DIR}/out
+    LABEL: "it's ${MISSING,fallback} (a b)"
+"""
+
+
+def test_a_slurm_recipe_allocates_one_node_and_runs_the_command_in_its_container() -> None:
+    words, env = shell_of(document(SLURM), CALLER, ["python", "-c", "print(1)"])
+    assert words == [
+        "salloc", f"--job-name={JOB_NAME}", "--nodes=1", "--ntasks-per-node=1",
+        "--time=04:00:00", "--account=llm_team", "--partition=batch", "--gpus-per-node=8",
+        "srun", "--export=ALL", "--ntasks-per-node=1",
+        "--container-image=nvcr.io/nvidia/nemo:dev",
+        "--container-mounts=/lustre/hf_cache:/lustre/hf_cache,/lustre/ada/checkpoints:/ckpt",
+        "--no-container-mount-home", "--", "python", "-c", "print(1)",
+    ]  # fmt: skip
+    assert not any(TOKEN in word for word in words)
+    assert env["HF_TOKEN"] == TOKEN  # by name, from the caller
+    assert (env["RUN_DIR"], env["OUT"]) == ("/scratch/ada", "/scratch/ada/out")
+    assert env["LABEL"] == "it's fallback (a b)"
+    assert env["HF_HOME"] == "/lustre/hf_cache"
+    assert env["PATH"] == "/usr/bin"
+    assert (env["TORCH_NCCL_ASYNC_ERROR_HANDLING"], env["NCCL_DEBUG"]) == ("1", "WARN")
+
+
+def test_an_interactive_shell_is_one_pty_task_and_nodes_can_be_asked_for() -> None:
+    words, _ = shell_of(document(SLURM), CALLER, [], nodes=3)
+    assert "--nodes=3" in words
+    srun = words[words.index("srun") :]
+    assert srun[:5] == ["srun", "--export=ALL", "--nodes=1", "--ntasks=1", "--pty"]
+    assert srun[-2:] == ["--", "bash"]
+
+
+def test_whole_nodes_workdir_repo_root_and_salloc_sbatch_args() -> None:
+    text = """slurm:
+  ntasks_per_node: 4
+  container_image: null
+  chdir: /work/ada
+  mem: 64G
+  cpus_per_task: 16
+  constraint: a100
+  qos: high
+  reservation: maint
+  repo_root: ~/Automodel
+  hf_home: ~/hf
+  sbatch_args: ["--gres=gpu:4", "--comment=try", "--hold", "--exclude=node7"]
+"""
+    words, env = shell_of(document(text), {**CALLER, "PYTHONPATH": "/opt/lib"}, ["true"])
+    assert words == [
+        "salloc", f"--job-name={JOB_NAME}", "--nodes=1", "--ntasks-per-node=1",
+        "--time=04:00:00", "--qos=high", "--reservation=maint", "--constraint=a100",
+        "--mem=64G", "--cpus-per-task=16", "--gres=gpu:4", "--comment=try", "--exclude=node7",
+        "srun", "--export=ALL", "--ntasks-per-node=1", "--chdir=/work/ada", "--", "true",
+    ]  # fmt: skip
+    assert env["PYTHONPATH"] == "/home/ada/Automodel:/opt/lib"
+    assert env["HF_HOME"] == "/home/ada/hf"
+    bare, env = shell_of(document("slurm:\n  container_image: null\n"), CALLER, ["true"])
+    assert "--exclusive" in bare  # gpus_per_node null: whole nodes, as the script asks
+    assert "PYTHONPATH" not in env
+    assert env["HF_HOME"] == "/home/ada/.cache/huggingface"
+
+
+def test_the_container_workdir_follows_chdir() -> None:
+    text = "slurm:\n  chdir: /work\n  container_image: nvcr.io/nvidia/nemo:dev\n"
+    words, _ = shell_of(document(text), CALLER, ["true"])
+    assert "--chdir=/work" in words and "--container-workdir=/work" in words
+
+
+def test_a_command_word_that_looks_like_an_option_stays_the_command() -> None:
+    words, _ = shell_of(document(SLURM), CALLER, ["--help"])
+    assert words[-2:] == ["--", "--help"]
+
+
+def test_the_environment_of_a_recipe_overrides_the_callers() -> None:
+    doc = document("slurm:\n  env_vars:\n    NCCL_DEBUG: INFO\n    HOME2: ${HOME}\n")
+    assert doc.slurm is not None
+    env = job_environment(doc.slurm, {"NCCL_DEBUG": "TRACE", "HOME": "/h"})
+    assert (env["NCCL_DEBUG"], env["HOME2"]) == ("INFO", "/h")
+    assert job_environment(doc.slurm, {"HOME": "/h"})["HF_HOME"] == "/h/.cache/huggingface"
+
+
+def test_a_local_recipe_runs_the_callers_shell_or_bash() -> None:
+    doc = document("")
+    assert shell_of(doc, {**CALLER, "SHELL": "/bin/zsh"}, []) == (
+        ["/bin/zsh"], {**CALLER, "SHELL": "/bin/zsh"},
+    )  # fmt: skip
+    assert shell_of(doc, CALLER, [])[0] == ["bash"]
+    assert shell_of(doc, CALLER, ["ls", "-l"], nodes=1)[0] == ["ls", "-l"]
+    with pytest.raises(UsageError) as raised:
+        shell_of(doc, CALLER, [], nodes=2)
+    assert (
+        str(raised.value) == "--nodes 2: a recipe without a launcher section runs on this node only"
+    )
+
+
+def test_a_skypilot_recipe_is_refused_with_the_alternative() -> None:
+    doc = document("skypilot:\n  cloud: aws\n  accelerators: A100:8\n")
+    with pytest.raises(ShellError) as raised:
+        shell_of(doc, CALLER, [])
+    assert str(raised.value).startswith("shell does not open SkyPilot clusters")
+    assert (
+        raised.value.hint is not None
+        and "`sky ssh CLUSTER` (or `ssh CLUSTER`)" in raised.value.hint
+    )
+    assert raised.value.exit_code == 1
+
+
+def test_the_exit_status_is_the_commands(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "SECRET_TOKEN": TOKEN}
+    assert run(["sh", "-c", "exit 7"], env) == 7
+    assert run(["sh", "-c", '[ "$SECRET_TOKEN" = "$0" ]', TOKEN], env) == 0
+    assert run(["sh", "-c", "kill -TERM $$"], env) == 128 + signal.SIGTERM
+    with pytest.raises(NoProgram) as missing:
+        run(["no-such-program-here"], env)
+    assert (str(missing.value), missing.value.exit_code) == (
+        "cannot run 'no-such-program-here': no such program", 127,
+    )  # fmt: skip
+    with pytest.raises(NoProgram) as salloc:
+        run(["salloc"], {"PATH": str(tmp_path)})
+    assert salloc.value.hint == "run it on a Slurm login node"
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\n")
+    with pytest.raises(CannotRun) as cannot:
+        run([str(script)], env)
+    assert cannot.value.exit_code == 126
+
+
+def test_ctrl_c_goes_to_the_child_and_the_wait_goes_on() -> None:
+    """SIGINT to this process while the child runs: nothing here; the child's status."""
+    child = (
+        "import os, signal, time; signal.signal(signal.SIGINT, lambda *a: os._exit(42)); "
+        "os.kill(os.getppid(), signal.SIGINT); time.sleep(0.2); os.kill(os.getpid(), "
+        "signal.SIGINT); time.sleep(5)"
+    )
+    before = signal.getsignal(signal.SIGINT)
+    assert run([sys.executable, "-c", child], dict(os.environ)) == 42
+    assert signal.getsignal(signal.SIGINT) is before
