@@ -44,8 +44,9 @@ class Preflight:
     def check(self, report: FileReport, script_of: ScriptOf | None = None) -> None:
         """Add the cluster's diagnostics to a report of a valid ``slurm:`` config.
 
-        ``script_of`` given: when the cluster finds nothing wrong, ``sbatch --test-only``
-        judges the rendered script, and its estimate is a note. Raises
+        ``script_of`` given: when the cluster finds nothing wrong (nor nodes out of
+        service, which ``--test-only`` refuses a job for), ``sbatch --test-only`` judges
+        the rendered script, and its estimate is a note. Raises
         :class:`~automodel_launch.cluster.client.NoSlurm` when there is no cluster.
         """
         document, loaded = report.document, report.loaded
@@ -56,7 +57,9 @@ class Preflight:
         job = rules.Job(document.slurm, written if isinstance(written, dict) else {}, sink)
         try:
             self._rules(job)
-            if script_of is not None and not any(d.is_error for d in sink.items):
+            if script_of is not None and not any(
+                d.is_error or d.code == rules.OUT_OF_SERVICE for d in sink.items
+            ):
                 self._test_only(job, report, script_of)
         except Unanswered as exc:
             sink.add(

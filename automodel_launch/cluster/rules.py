@@ -156,13 +156,17 @@ def check_nodes(job: Job, cluster: Cluster, partition: Partition) -> None:
     )  # fmt: skip
 
 
+OUT_OF_SERVICE = "nodes-out-of-service"
+"""The job pends for nodes that are out: sbatch accepts it, ``--test-only`` refuses it
+(``Requested node configuration is not available``), so it is not asked."""
 SHOWN_NODES = 4
 """Out-of-service nodes named in a finding; the others are counted."""
 
 
 def check_health(job: Job, cluster: Cluster, partition: Partition) -> None:
     """Nodes DOWN, DRAINED or DRAINING, FAILING or not responding take no new job: a job
-    that needs more nodes than the others of its UP partition waits (sbatch accepts it).
+    that needs more nodes than the others of its UP partition pends (sbatch accepts it;
+    squeue says "Nodes required for job are DOWN, DRAINED or reserved...").
     A job over the partition's node count is :func:`check_nodes`' to report."""
     if partition.state not in ("UP", "") or not partition.nodes:
         return
@@ -176,9 +180,9 @@ def check_health(job: Job, cluster: Cluster, partition: Partition) -> None:
     listed = ", ".join(said[:SHOWN_NODES]) + (f" and {more} more" if more > 0 else "")
     verb = "is" if healthy == 1 else "are"
     job.add(
-        "nodes-out-of-service", "nodes",
+        OUT_OF_SERVICE, "nodes",
         f"nodes: {asked}, but only {healthy} of the {total} nodes of {describe(partition, job)} "
-        f"{verb} in service ({listed}): sbatch accepts the job and it waits until "
+        f"{verb} in service ({listed}): sbatch accepts the job and it pends until "
         f"{asked - healthy} more {'is' if asked - healthy == 1 else 'are'} back",
         (f"set nodes: {healthy} or less, or " if healthy else "")
         + "choose another partition, or wait for the admins to resume them "

@@ -325,8 +325,9 @@ def test_a_kind_is_query_submit_or_probe() -> None:
 
 def test_no_other_module_runs_slurms_commands() -> None:
     """Only the client runs commands through ``cluster.commands`` (and the snapshot, git),
-    and only it writes a Slurm command (``["squeue", ...]``); the renderers write theirs
-    into the job's script, which this process never runs."""
+    and only it writes a Slurm command (``["squeue", ...]``), but for ``shell``'s
+    interactive allocation; the renderers write theirs into the job's script, which this
+    process never runs."""
     import ast
 
     package = Path(module.__file__).parent.parent
@@ -344,4 +345,8 @@ def test_no_other_module_runs_slurms_commands() -> None:
                 writers.add(name)
     # snapshot/git.py runs git (no Slurm command: the writers below would see one)
     assert sorted(runners) == ["cluster/client.py", "snapshot/git.py"]
-    assert sorted(w for w in writers if not w.startswith("render/")) == ["cluster/client.py"]
+    # job_shell.py writes the salloc and srun of `shell`: they hold the user's terminal
+    # (stdin, no timeout, output unbounded), which the client's run() never does
+    assert sorted(w for w in writers if not w.startswith("render/")) == [
+        "cluster/client.py", "job_shell.py",
+    ]  # fmt: skip

@@ -9,10 +9,16 @@ from __future__ import annotations
 import pytest
 
 from automodel_launch.cluster import parse
+from automodel_launch.cluster.commands import Answer
 from automodel_launch.cluster.model import MAX_NAME, Node, broken_state
+from automodel_launch.cluster.preflight import Preflight
+from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import CODES, Severity
+from automodel_launch.loading import load_text
+from automodel_launch.validation import validate_loaded
 from tests.cluster.test_parse import captured
 from tests.cluster.test_rules import BARE, found, preflight, the_cluster
+from tests.conftest import offline_settings
 
 TWO = "slurm:\n  nodes: 2\n  ntasks_per_node: 4\n" + BARE
 
@@ -87,7 +93,7 @@ def test_a_drained_node_makes_a_two_node_job_wait() -> None:
     assert d.message == (
         "nodes: 2, but only 1 of the 2 nodes of the cluster's default partition 'batch' is "
         "in service (node2 drained (disk check on /raid (ticket 42))): sbatch accepts the job "
-        "and it waits until 1 more is back"
+        "and it pends until 1 more is back"
     )
     assert d.hint == (
         "set nodes: 1 or less, or choose another partition, or wait for the admins to resume "
@@ -111,7 +117,7 @@ def test_no_node_in_service_and_several_named() -> None:
     assert (d.code, d.line, d.path) == ("nodes-out-of-service", 3, "slurm.nodes")
     assert d.message == (
         "nodes: 2, but only 0 of the 2 nodes of partition 'wide' are in service (node1 down, "
-        "node2 draining (reboot)): sbatch accepts the job and it waits until 2 more are back"
+        "node2 draining (reboot)): sbatch accepts the job and it pends until 2 more are back"
     )
     assert d.hint == (
         "choose another partition, or wait for the admins to resume them "
@@ -131,7 +137,7 @@ def test_many_nodes_out_are_counted_past_the_first_four() -> None:
         "nodes: 1, but only 0 of the 8 nodes of the cluster's default partition 'batch' are "
         "in service (n0 failing, n1 failing, n2 failing, n3 failing and 4 more): "
     )
-    assert d.message.endswith("it waits until 1 more is back")
+    assert d.message.endswith("it pends until 1 more is back")
 
 
 def test_what_is_no_finding_of_its_own() -> None:
@@ -152,3 +158,32 @@ def test_what_is_no_finding_of_its_own() -> None:
 
 def test_the_code_is_a_warning() -> None:
     assert CODES["nodes-out-of-service"][0] == Severity.WARNING
+
+
+class RefusingReader(ClusterReader):
+    """The test cluster's captured answers; ``sbatch --test-only`` as it answers a job for
+    more nodes than are in service."""
+
+    asked: int = 0
+
+    def test_only(self, script: str, cwd: str) -> Answer:
+        self.asked += 1
+        return Answer(1, "", "sbatch: error: allocation failure: Requested node configuration "
+                      "is not available\n")  # fmt: skip
+
+
+def test_sbatch_test_only_is_not_asked_about_a_job_that_pends_for_nodes() -> None:
+    drained = the_cluster(nodes=parse.nodes(captured("scontrol_show_node_drained.txt")))
+
+    def checked(text: str) -> tuple[list[str], int]:
+        loaded = load_text(text, "config.yaml").loaded
+        assert loaded is not None
+        report = validate_loaded(loaded, offline_settings())
+        before = list(report.diagnostics)
+        reader = RefusingReader(environ={"PATH": ""}, _cluster=drained)
+        Preflight(reader).check(report, lambda _report, _dir: "#!/bin/bash\n")
+        return [d.code for d in report.diagnostics if d not in before], reader.asked
+
+    assert checked(TWO) == (["nodes-out-of-service"], 0)
+    # a job that fits is asked about, and the refusal is said
+    assert checked("slurm:\n  ntasks_per_node: 4\n" + BARE) == (["sbatch-refused"], 1)
