@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from automodel_launch.layout import CANCELLED, EXIT_CODE
+from automodel_launch.layout import CANCELLED, EXIT_CODE, RANK_LOGS
 from automodel_launch.loading.files import NotRegular, TooLarge, read_chunk, read_regular
 
 T = TypeVar("T")
@@ -160,6 +160,48 @@ def write_job_file(job_dir: Path, name: str, text: str) -> None:
                 raise
     finally:
         os.close(directory)
+
+
+MAX_ENTRIES = 4096
+"""Entries of one folder under ``torchrun/`` looked at: more is no torchrun's doing."""
+_ATTEMPT = re.compile(r"attempt_([0-9]{1,6})")
+
+
+def rank_logs(job_dir: Path, rank: int) -> list[Path] | None:
+    """Rank ``rank``'s ``stdout.log`` and ``stderr.log`` as torchrun keeps them on one node
+    (``torchrun/RUN_ID_XXXX/attempt_N/LOCAL_RANK/``; on one node the local rank is the
+    rank): of the newest run, its last attempt. None when there are none; only folders
+    that are folders (no link) are walked, and each file is read as any job file."""
+    runs = _folders(job_dir / RANK_LOGS)
+    if not runs:
+        return None
+    run = max(runs, key=lambda path: (path.stat().st_mtime, path.name))
+    attempts = [a for a in _folders(run) if _ATTEMPT.fullmatch(a.name)]
+    if not attempts:
+        return None
+    last = max(attempts, key=lambda path: int(path.name.removeprefix("attempt_")))
+    folder = last / str(rank)
+    if folder not in _folders(last):
+        return None
+    return [folder / "stdout.log", folder / "stderr.log"]
+
+
+def _folders(path: Path) -> list[Path]:
+    """The folders in ``path`` (not links, at most :data:`MAX_ENTRIES` entries looked at);
+    none when ``path`` is no folder, or a link."""
+    if path.is_symlink() or not path.is_dir():
+        return []
+    try:
+        with os.scandir(path) as entries:
+            found = []
+            for count, entry in enumerate(entries):
+                if count >= MAX_ENTRIES:
+                    break
+                if entry.is_dir(follow_symlinks=False):
+                    found.append(Path(entry.path))
+            return found
+    except OSError:
+        return []
 
 
 def _in_directory(job_dir: Path, name: str, read: _Read, limit: int) -> bytes | None:

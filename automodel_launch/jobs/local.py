@@ -12,7 +12,8 @@ import signal
 import time
 from pathlib import Path
 
-from automodel_launch.jobs.follow import follow_file
+from automodel_launch.jobs.files import rank_logs
+from automodel_launch.jobs.follow import follow_file, follow_files
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import (
     JobError,
@@ -21,7 +22,7 @@ from automodel_launch.jobs.status import (
     left_behind,
     mark_cancelled,
 )
-from automodel_launch.layout import EXIT_CODE, LOCAL_LOG
+from automodel_launch.layout import EXIT_CODE, LOCAL_LOG, RANK_LOGS
 
 
 def process_start(pid: int) -> str | None:
@@ -76,12 +77,28 @@ def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
     if manifest.sweep is not None and "pid" not in manifest.details:
         raise JobError("this point has not started yet: it has no output")
     if not manifest.details.get("detached"):
-        raise JobError(
-            "this run was in the foreground: its output went to the terminal, not to a file"
-        )
+        return _rank_logs(manifest, follow=follow, rank=rank)
     final = follow_file(
         Path(manifest.job_dir) / LOCAL_LOG, lambda: status_of(manifest), follow=follow, rank=rank
     )
+    return exit_code_for(final) if follow else 0
+
+
+def _rank_logs(manifest: Manifest, *, follow: bool, rank: int | None) -> int:
+    """A foreground run's output went to the terminal; torchrun kept each rank's own
+    (``stdout.log``, ``stderr.log``) under ``torchrun/`` in the job directory."""
+    said = "this run was in the foreground: its output went to the terminal, not to a file"
+    if rank is None:
+        raise JobError(
+            said, hint=f"`logs --rank N` shows rank N's own output, kept under {RANK_LOGS}/"
+        )
+    paths = rank_logs(Path(manifest.job_dir), rank)
+    if paths is None:
+        raise JobError(
+            f"{said}, and {Path(manifest.job_dir) / RANK_LOGS} holds no output of rank {rank}",
+            hint="a run of one process (not torchrun) keeps none; ranks count from 0",
+        )
+    final = follow_files(paths, lambda: status_of(manifest), follow=follow)
     return exit_code_for(final) if follow else 0
 
 

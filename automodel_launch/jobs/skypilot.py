@@ -10,10 +10,12 @@ exit code. ``sky`` is imported only here, when a SkyPilot job is asked about.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from automodel_launch.jobs.follow import Lines
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.slurm_output import MAX_EPOCH, MAX_TEXT, Text, Word, problem
@@ -176,17 +178,22 @@ def _find(records: Any, job_id: int) -> SkyRecord | None:
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
-    if rank is not None:
-        raise JobError("--rank is for Slurm and local jobs; SkyPilot streams every rank together")
     job_id = _job_id(manifest)
     sky = _sky()
+    # --rank: SkyPilot writes the log into a stream that keeps rank N's lines (the task's
+    # torchrun tags each line [rankN]:, render/skypilot.py); else it prints it itself
+    lines = Lines(rank, sys.stdout, sky=True) if rank is not None else None
+    stream = {"output_stream": lines} if lines is not None else {}
     try:
         if manifest.details.get("managed"):
-            code = sky.jobs.tail_logs(job_id=job_id, follow=follow)
+            code = sky.jobs.tail_logs(job_id=job_id, follow=follow, **stream)
         else:
-            code = sky.tail_logs(_cluster(manifest), job_id, follow)
+            code = sky.tail_logs(_cluster(manifest), job_id, follow, **stream)
     except Exception as exc:
         raise JobError(f"SkyPilot could not show the logs: {display(str(exc))}") from None
+    finally:
+        if lines is not None:
+            lines.close()
     if type(code) is not int:
         return 0
     return code if 0 <= code <= 255 else 1

@@ -17,7 +17,7 @@ from typing import Any
 from automodel_launch import secrets
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.skypilot import SkyPilotConfig
-from automodel_launch.layout import JOB_CONFIG
+from automodel_launch.layout import JOB_CONFIG, RANK_LOGS
 from automodel_launch.loading import env
 from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import Value, exported_variables
@@ -36,6 +36,14 @@ WORLD_SIZE=$((SKYPILOT_NUM_NODES * {nproc}))
 export MASTER_ADDR MASTER_PORT WORLD_SIZE PET_LOCAL_ADDR="$NODE_ADDR"
 export TORCH_NCCL_ASYNC_ERROR_HANDLING=1
 """
+
+
+RANK_TAGS = (
+    "export PET_TEE=3 PET_LOG_DIR={log_dir} "
+    'TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE="[rank\\${{rank}}]:"\n'
+)
+"""torchrun tags each line with the global rank (``logs --rank N`` keeps rank N's) and
+keeps each rank's output on its node, beside the job config (as the Slurm script does)."""
 
 
 def remote_config_path(job_name: str) -> str:
@@ -160,7 +168,9 @@ def run_script(cfg: SkyPilotConfig, spec: JobSpec, name: str) -> str:
     )
     config_word = '"$HOME"/' + quote(remote_config_path(name).removeprefix("~/"))
     words = torchrun_words(nproc, rendezvous) + spec.entry.words(config_word)
-    return _RUN_PREAMBLE.format(port=MASTER_PORT, nproc=nproc) + join_lines(words) + "\n"
+    rank_logs = '"$HOME"/' + quote(f"{REMOTE_ROOT}/{name}/{RANK_LOGS}".removeprefix("~/"))
+    tags = RANK_TAGS.format(log_dir=rank_logs)
+    return _RUN_PREAMBLE.format(port=MASTER_PORT, nproc=nproc) + tags + join_lines(words) + "\n"
 
 
 def task_yaml(task: dict[str, Any]) -> str:

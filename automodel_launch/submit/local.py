@@ -49,7 +49,10 @@ def run_local(
     job_dir: Path, script: str = LOCAL_SCRIPT, started: Started | None = None
 ) -> Submitted:
     try:
-        process = subprocess.Popen(["bash", script], cwd=job_dir, start_new_session=True)
+        process = subprocess.Popen(
+            ["bash", script], cwd=job_dir, env={**os.environ, **rank_tags(job_dir)},
+            start_new_session=True,
+        )  # fmt: skip
     except OSError as exc:
         raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
     if started is not None:
@@ -93,8 +96,10 @@ def run_detached(job_dir: Path, script: str = LOCAL_SCRIPT) -> Submitted:
 
 
 def rank_tags(job_dir: Path) -> dict[str, str]:
-    """torchrun tags each line ``[rankN]:`` (``logs --rank N``), each rank's output kept
-    under ``torchrun/``; the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
+    """torchrun tags each line ``[rankN]:`` (``logs --rank N`` of a detached run), each
+    rank's output kept under ``torchrun/`` (``logs --rank N`` of a foreground run, whose
+    output went to the terminal); the Slurm script sets the same
+    (:data:`render.slurm.RANK_PREFIX`)."""
     return {
         "PET_TEE": "3",
         "PET_LOG_DIR": str(job_dir / RANK_LOGS),

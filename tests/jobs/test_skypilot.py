@@ -33,7 +33,8 @@ skypilot:
 
 
 class FakeSdk:
-    """Records calls by name; answers with what the test put in :attr:`answers`."""
+    """Records calls by name; answers with what the test put in :attr:`answers` (a
+    function there is called with the call's arguments, as the SDK names them)."""
 
     def __init__(self, sky: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -52,7 +53,8 @@ class FakeSdk:
             bound = signature.bind(*args, **kwargs)  # TypeError: not the 0.14 SDK's call
             arguments = {k: v for k, v in bound.arguments.items() if k != "task"}
             self.calls.append((name, arguments))
-            return self.answers.get(f"{name}()", name)
+            answer = self.answers.get(f"{name}()", name)
+            return answer(**bound.arguments) if callable(answer) else answer
 
         return call
 
@@ -166,4 +168,40 @@ def test_an_sdk_failure_is_a_state_with_a_note(sdk: FakeSdk, tmp_path: Path) -> 
     shown = json.loads(run("status", job, "--format", "json").output)  # no answer: KeyError
     assert shown["state"] == "UNKNOWN"
     assert shown["note"].startswith("SkyPilot could not say (KeyError")
-    assert run("logs", job, "--rank", "1").exit_code == 1
+
+
+SKY_LOG = (
+    "\x1b[36m(head, rank=0, pid=4242)\x1b[0m [rank0]:step 1 loss 2.0\n"
+    "(worker1, rank=1, pid=77) [rank1]:step 1 loss 2.1\n"
+    "(head, rank=0, pid=4242) torchrun: starting 2 ranks\n"
+    "(worker1, rank=1, pid=77) [rank1]:Traceback (most recent call last):\n"
+    "(worker1, rank=1, pid=77) [rank12]:not rank 1\n"
+    "[rank1]:an untagged node line\n"
+    "(worker1, rank=1, pid=77) [rank1]:RuntimeError: CUDA out of memory"
+)
+
+
+@pytest.mark.parametrize("spot", [False, True])
+def test_logs_of_one_rank(sdk: FakeSdk, tmp_path: Path, spot: bool) -> None:
+    """SkyPilot writes the log into the stream it is given; rank 1's lines are kept,
+    without SkyPilot's prefix nor the tag; its exit code is the command's."""
+    job = submit(tmp_path, sdk, spot=spot)
+    name = "jobs.tail_logs" if spot else "tail_logs"
+    written: list[str] = []
+
+    def tail_logs(**kwargs: Any) -> Any:
+        stream = kwargs["output_stream"]
+        for piece in (SKY_LOG[:30], SKY_LOG[30:200], SKY_LOG[200:]):  # pieces, not lines
+            stream.write(piece)
+        written.append("done")
+        return 3
+
+    sdk.answers[f"{name}()"] = tail_logs
+    shown = run("logs", job, "--rank", "1")
+    assert (shown.exit_code, written) == (3, ["done"])
+    assert shown.output == (
+        "step 1 loss 2.1\nTraceback (most recent call last):\nan untagged node line\n"
+        "RuntimeError: CUDA out of memory\n"
+    )
+    assert sdk.calls[-1][0] == name
+    assert sdk.calls[-1][1]["follow"] is False
