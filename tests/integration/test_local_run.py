@@ -26,8 +26,9 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
              "PET_MASTER_PORT": str(free_port()), "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    lines = sorted(line for line in done.stdout.splitlines() if line.startswith("rank="))
-    assert [line.split()[0] for line in lines] == ["rank=0", "rank=1"]
+    # each line tagged with its rank on the terminal, as in a Slurm job's log
+    lines = sorted(line for line in done.stdout.splitlines() if "rank=" in line)
+    assert [line.split()[0] for line in lines] == ["[rank0]:rank=0", "[rank1]:rank=1"]
     assert all("world_size=2" in line and line.endswith("sum=3") for line in lines)
     assert f"\nrun finished; files in {tmp_path / 'job'}\nrecorded as job " in done.stdout
     assert sorted(p.name for p in (tmp_path / "job").iterdir()) == [
@@ -35,7 +36,12 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
         "job_config.yaml",
         "manifest.json",
         "run.sh",
+        "torchrun",
     ]
+    # the output went to the terminal; each rank's own is kept: logs --rank N
+    one_rank = _cli(tmp_path, torchrun, "logs", str(tmp_path / "job"), "--rank", "1")
+    assert one_rank.returncode == 0, one_rank.stderr
+    assert [line.split()[0] for line in one_rank.stdout.splitlines()] == ["rank=1"]
 
 
 def _env(tmp_path: Path, torchrun: str) -> dict[str, str]:

@@ -32,6 +32,7 @@ skypilot:
     JOB_TAG: ${RUN_TAG}
 """
 LINE = re.compile(
+    r"\[rank(?P<tagged>\d+)\]:"
     r"rank=(?P<rank>\d+) local_rank=\d+ world_size=(?P<world>\d+) node=(?P<node>\S+) "
     r"master_addr=(?P<addr>\S+) master_port=\d+ env_world_size=(?P<env_world>\d+) "
     r"job_tag=(?P<tag>\S*) sum=(?P<sum>\d+)$"
@@ -71,6 +72,8 @@ def test_run_block_on_two_simulated_nodes(torchrun: str, tmp_path: Path) -> None
 
     ranks = [m.groupdict() for out, _ in outputs for m in map(LINE.match, out.splitlines()) if m]
     assert sorted(int(r["rank"]) for r in ranks) == [0, 1, 2, 3], outputs
+    assert all(r["tagged"] == r["rank"] for r in ranks)  # logs --rank N keeps rank N's lines
+    assert (tmp_path / ".automodel-launch" / "sky-allreduce" / "torchrun").is_dir()
     assert sorted(r["node"] for r in ranks) == ["sky0", "sky0", "sky1", "sky1"]
     assert {r["world"] for r in ranks} == {"4"}
     assert {r["env_world"] for r in ranks} == {"4"}
