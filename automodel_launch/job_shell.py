@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, ClassVar
@@ -123,6 +124,19 @@ def srun_words(cfg: SlurmConfig, env: Mapping[str, str], command: Sequence[str])
     return [*words, "--", *(command or ["bash"])]
 
 
+def step_without_gpus(cfg: SlurmConfig) -> bool:
+    """A whole-node allocation (``gpus_per_node: null``) gives a step none of its GPUs
+    unless the step asks for a count (seen on Slurm 22.05); the script asks for
+    ``$SLURM_GPUS_ON_NODE``, which a step's own environment has, salloc's not."""
+    return cfg.gpus_per_node is None and cfg.whole_nodes and not cfg.gpus_requested_by_args
+
+
+WHOLE_NODE_NOTE = (
+    "note: a whole node is allocated (gpus_per_node: null), and Slurm gives a step none "
+    "of its GPUs unless asked: add --set slurm.gpus_per_node=N for N of them"
+)
+
+
 def slurm_shell(
     cfg: SlurmConfig, environ: Mapping[str, str], command: Sequence[str], nodes: int = 1
 ) -> tuple[list[str], dict[str, str]]:
@@ -207,4 +221,6 @@ def open_shell(
     environ: Mapping[str, str] | None = None,
 ) -> int:
     words, env = shell_of(document, os.environ if environ is None else environ, command, nodes)
+    if document.slurm is not None and step_without_gpus(document.slurm):
+        print(WHOLE_NODE_NOTE, file=sys.stderr)
     return run(words, env)

@@ -20,6 +20,7 @@ from automodel_launch.job_shell import (
     job_environment,
     run,
     shell_of,
+    step_without_gpus,
 )
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
@@ -119,6 +120,20 @@ def test_the_container_workdir_follows_chdir() -> None:
     text = "slurm:\n  chdir: /work\n  container_image: nvcr.io/nvidia/nemo:dev\n"
     words, _ = shell_of(document(text), CALLER, ["true"])
     assert "--chdir=/work" in words and "--container-workdir=/work" in words
+
+
+def test_a_whole_node_step_gets_no_gpu_unless_asked() -> None:
+    def whole(text: str) -> bool:
+        section = document("slurm:\n  container_image: null\n" + text).slurm
+        assert section is not None
+        return step_without_gpus(section)
+
+    assert whole("")
+    assert not whole("  gpus_per_node: 4\n  ntasks_per_node: 4\n")
+    assert not whole("  gpus_per_node: 0\n")
+    assert not whole("  exclusive: false\n")
+    assert not whole("  sbatch_args: ['--gres=gpu:8']\n")
+    assert whole("  exclusive: true\n")
 
 
 def test_a_command_word_that_looks_like_an_option_stays_the_command() -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from automodel_launch.job_shell import WHOLE_NODE_NOTE
 from tests.shell.test_job_shell import RECIPE, TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,8 @@ def shell(tmp_path: Path, *args: str, config: str = CONFIG) -> subprocess.Comple
 def test_the_command_runs_in_the_allocation_with_the_recipes_variables(tmp_path: Path) -> None:
     script = f'echo "$GREETING"; [ "${{#HF_TOKEN}}" = {len(TOKEN)} ] && echo token-there; exit 7'
     done = shell(tmp_path, "--", "sh", "-c", script)
-    assert (done.returncode, done.stdout, done.stderr) == (7, "hello from ada\ntoken-there\n", "")
+    assert (done.returncode, done.stdout) == (7, "hello from ada\ntoken-there\n")
+    assert done.stderr == WHOLE_NODE_NOTE + "\n"  # gpus_per_node: null, the default
     salloc = ["salloc", "--job-name=automodel-launch-shell", "--nodes=1", "--ntasks-per-node=1",
               "--time=04:00:00", "--exclusive"]  # fmt: skip
     srun = ["srun", "--export=ALL", "--ntasks-per-node=1", "--", "sh", "-c", script]
