@@ -77,3 +77,12 @@ def test_a_skypilot_recipe_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "error: shell does not open SkyPilot clusters" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "ran").exists()
+
+
+def test_a_token_written_in_the_recipe_starts_nothing_and_is_never_shown(tmp_path: Path) -> None:
+    config = RECIPE + f"slurm:\n  container_image: null\n  env_vars:\n    HF_TOKEN: {TOKEN}\n"
+    done = shell(tmp_path, "--", "touch", "ran", config=config)
+    assert done.returncode == 1
+    assert "secret-in-plain-text" in done.stderr and "Traceback" not in done.stderr
+    assert TOKEN not in done.stdout + done.stderr
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "words").exists()
