@@ -110,7 +110,7 @@ def srun_words(cfg: SlurmConfig, env: Mapping[str, str], command: Sequence[str])
     each node; in the recipe's container with its mounts (as the script's srun)."""
     words = ["srun", "--export=ALL"]
     words += ["--ntasks-per-node=1"] if command else ["--nodes=1", "--ntasks=1", "--pty"]
-    workdir = _path(cfg.chdir, env) if cfg.chdir is not None else None
+    workdir = cfg.chdir  # absolute, no reference (the model's check)
     if workdir is not None:
         words.append(f"--chdir={workdir}")
     if cfg.container_image is not None:
@@ -138,7 +138,7 @@ WHOLE_NODE_NOTE = (
 
 
 def slurm_shell(
-    cfg: SlurmConfig, environ: Mapping[str, str], command: Sequence[str], nodes: int = 1
+    cfg: SlurmConfig, environ: Mapping[str, str], command: Sequence[str], nodes: int
 ) -> tuple[list[str], dict[str, str]]:
     """The words to run and their environment."""
     env = job_environment(cfg, environ)

@@ -86,7 +86,7 @@ def broken_state(state: str) -> str | None:
     """``IDLE+DRAIN`` -> drained, ``MIXED+DRAIN`` -> draining, ``DOWN`` / ``DOWN*`` ->
     down, ``IDLE+FAIL`` -> failing, ``IDLE*`` / ``IDLE+NOT_RESPONDING`` -> not responding;
     None for a node that takes jobs (``IDLE``, ``MIXED``, ``ALLOCATED``...)."""
-    words = [word.rstrip("*") for word in state.upper().split("+")]
+    words = [word.removesuffix("*") for word in state.upper().split("+")]
     base, flags = words[0], set(words[1:])
     if base == "DOWN":
         return "down"

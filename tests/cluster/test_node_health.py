@@ -140,6 +140,26 @@ def test_many_nodes_out_are_counted_past_the_first_four() -> None:
     assert d.message.endswith("it pends until 1 more is back")
 
 
+@pytest.mark.parametrize(("out", "listed"), [(4, "n3 failing): "), (5, "n3 failing and 1 more): ")])
+def test_four_nodes_are_named_and_the_rest_counted(out: int, listed: str) -> None:
+    from dataclasses import replace
+
+    names = [f"n{i}" for i in range(out)]
+    cluster = the_cluster(nodes={n: Node(name=n, gpus=4, state="IDLE+FAIL") for n in names})
+    batch = replace(cluster.partitions["batch"], nodes=tuple(names), total_nodes=out)
+    cluster.partitions["batch"] = batch
+    [d] = preflight("slurm:\n  ntasks_per_node: 4\n" + BARE, cluster)
+    assert "are in service (n0 failing, n1 failing, n2 failing, " + listed in d.message
+
+
+def test_a_partition_of_unknown_state_is_checked() -> None:
+    from dataclasses import replace
+
+    cluster = the_cluster(nodes=parse.nodes(captured("scontrol_show_node_drained.txt")))
+    cluster.partitions["batch"] = replace(cluster.partitions["batch"], state="")
+    assert found(preflight(TWO, cluster)) == [("nodes-out-of-service", 2, "slurm.nodes")]
+
+
 def test_what_is_no_finding_of_its_own() -> None:
     drained = parse.nodes(captured("scontrol_show_node_drained.txt"))
     # more nodes than the partition has: nodes-outside-partition-limits only

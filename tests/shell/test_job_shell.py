@@ -14,10 +14,13 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.errors import UsageError
 from automodel_launch.job_shell import (
     JOB_NAME,
+    WHOLE_NODE_NOTE,
     CannotRun,
     NoProgram,
     ShellError,
+    _path,
     job_environment,
+    open_shell,
     run,
     shell_of,
     step_without_gpus,
@@ -141,6 +144,43 @@ def test_a_command_word_that_looks_like_an_option_stays_the_command() -> None:
     assert words[-2:] == ["--", "--help"]
 
 
+def test_paths_read_as_the_jobs_shell_reads_them() -> None:
+    assert _path("~", {"HOME": "/h"}) == "/h"
+    assert _path("~/x", {"HOME": "/h"}) == "/h/x"
+    assert _path("/a/~", {"HOME": "/h"}) == "/a/~"
+    assert _path("${D,/d}/x", {}) == "/d/x"
+
+
+def test_repo_root_alone_on_pythonpath_when_the_caller_has_none() -> None:
+    doc = document("slurm:\n  container_image: null\n  repo_root: /src/Automodel\n")
+    assert doc.slurm is not None
+    assert job_environment(doc.slurm, {})["PYTHONPATH"] == "/src/Automodel"
+    assert job_environment(doc.slurm, {"PYTHONPATH": ""})["PYTHONPATH"] == "/src/Automodel"
+
+
+def test_open_shell_runs_and_hands_back_the_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    assert open_shell(document(""), ["sh", "-c", "exit 5"], environ=environ) == 5
+    assert capsys.readouterr().err == ""
+    # a stand-in salloc that checks its words and environment, and exits 4
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "salloc").write_text(
+        '#!/bin/sh\n[ "$1" = --job-name=automodel-launch-shell ] && [ "$2" = --nodes=2 ] '
+        '&& [ "$GREETING" = hi ] && exit 4\nexit 9\n'
+    )
+    (bin_dir / "salloc").chmod(0o755)
+    doc = document("slurm:\n  container_image: null\n  env_vars:\n    GREETING: hi\n")
+    assert open_shell(doc, ["true"], 2, {"PATH": str(bin_dir), "HOME": "/h"}) == 4
+    assert capsys.readouterr().err == WHOLE_NODE_NOTE + "\n"
+    doc = document("slurm:\n  container_image: null\n  gpus_per_node: 8\n  env_vars:\n"
+                   "    GREETING: hi\n")  # fmt: skip
+    assert open_shell(doc, ["true"], 2, {"PATH": str(bin_dir), "HOME": "/h"}) == 4
+    assert capsys.readouterr().err == ""
+
+
 def test_the_environment_of_a_recipe_overrides_the_callers() -> None:
     doc = document("slurm:\n  env_vars:\n    NCCL_DEBUG: INFO\n    HOME2: ${HOME}\n")
     assert doc.slurm is not None
@@ -185,6 +225,7 @@ def test_the_exit_status_is_the_commands(tmp_path: Path) -> None:
     assert (str(missing.value), missing.value.exit_code) == (
         "cannot run 'no-such-program-here': no such program", 127,
     )  # fmt: skip
+    assert missing.value.hint == "check the command's name"
     with pytest.raises(NoProgram) as salloc:
         run(["salloc"], {"PATH": str(tmp_path)})
     assert salloc.value.hint == "run it on a Slurm login node"
@@ -192,7 +233,9 @@ def test_the_exit_status_is_the_commands(tmp_path: Path) -> None:
     script.write_text("#!/bin/sh\n")
     with pytest.raises(CannotRun) as cannot:
         run([str(script)], env)
-    assert cannot.value.exit_code == 126
+    assert (str(cannot.value), cannot.value.exit_code) == (
+        f"cannot run '{script}': Permission denied", 126,
+    )  # fmt: skip
 
 
 def test_ctrl_c_goes_to_the_child_and_the_wait_goes_on() -> None:
