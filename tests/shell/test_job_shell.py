@@ -164,6 +164,7 @@ def test_open_shell_runs_and_hands_back_the_status(
     environ = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     assert open_shell(document(""), ["sh", "-c", "exit 5"], environ=environ) == 5
     assert capsys.readouterr().err == ""
+    assert open_shell(document(""), ["sh", "-c", "exit 6"]) == 6  # this process's environment
     # a stand-in salloc that checks its words and environment, and exits 4
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
