@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS
-from automodel_launch.loading import LoadedFile, load_text
+from automodel_launch.loading import LoadedFile
 from automodel_launch.render import yaml11_text
 from automodel_launch.render.jobconfig import as_automodel_reads
 from automodel_launch.secrets import redact_tokens
@@ -30,8 +30,8 @@ def launch_config_text(job_config: str, loaded: LoadedFile, launcher_data: dict[
     validated (each unquoted environment value kept as its text, ``3.10`` not ``3.1``).
 
     The job config's text (comments and spelling as the user wrote them), then the
-    launcher's sections; when that text does not read back as the two halves (a document
-    end marker, a directive), the whole is written from the data instead."""
+    launcher's sections; when more keys cannot follow that text (a document marker, a
+    directive, a flow mapping), the whole is written from the data instead."""
     sections = {
         key: {k: v for k, v in value.items() if k != "profile"}
         if isinstance(value, dict)
@@ -42,11 +42,21 @@ def launch_config_text(job_config: str, loaded: LoadedFile, launcher_data: dict[
     if not sections:
         return job_config
     tail = redact_tokens(yaml11_text.dump(sections))
-    text = job_config if job_config.endswith("\n") or not job_config else job_config + "\n"
-    joined = text + tail
-    recipe = load_text(job_config, loaded.path).loaded
-    again = load_text(joined, loaded.path).loaded
-    if recipe is not None and again is not None and again.data == {**recipe.data, **sections}:
-        return joined
+    if _block_mapping(job_config):
+        return (job_config if job_config.endswith("\n") else job_config + "\n") + tail
     whole = {k: v for k, v in as_automodel_reads(loaded).items() if k not in LAUNCHER_SECTIONS}
     return redact_tokens(yaml11_text.dump({**whole, **sections}))
+
+
+def _block_mapping(text: str) -> bool:
+    """Whether more top-level keys can be written after ``text`` and read as part of its
+    mapping: one document, no directive or document marker, a block mapping (its first
+    line that says something starts a key at column 0, not a flow ``{``)."""
+    first = None
+    for line in text.splitlines():
+        if line.startswith(("%", "---", "...")):
+            return False
+        stripped = line.strip()
+        if first is None and stripped and not stripped.startswith("#"):
+            first = line
+    return first is not None and not first[0].isspace() and not first.startswith(("{", "[", "-"))

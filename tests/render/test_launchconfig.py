@@ -67,3 +67,10 @@ def test_a_document_end_is_written_whole(tmp_path: Path) -> None:
     assert loaded is not None and "..." not in text
     assert loaded.data["model"] == {"name": "gpt2"}
     assert loaded.data["slurm"]["time"] == "1:00:00"
+
+
+def test_a_flow_mapping_is_written_whole(tmp_path: Path) -> None:
+    text = launch_text(tmp_path, "{slurm: {partition: batch, time: '1:00:00'}, lr: 1.0e-5}\n")
+    loaded = load_text(text, Path("launch.yaml")).loaded
+    assert loaded is not None and "{" not in text
+    assert loaded.data == {"lr": 1.0e-5, "slurm": {"partition": "batch", "time": "1:00:00"}}
