@@ -78,7 +78,7 @@ def mutate(session: nox.Session) -> None:
     skypilot's pin forbids, so it lives here and not in the test extra. ``-- --incremental``
     keeps mutants/ and the verdicts of unchanged functions.
     """
-    session.install("-e", ".[test]", "mutmut>=3,<4")
+    session.install("-e", ".[test]", "mutmut==3.8.1")
     session.run("python", "tools/mutation_score.py", "--run", *session.posargs, env={"CI": "true"})
 
 

@@ -246,6 +246,39 @@ def diff(old: str | Manifest, new: str | Manifest) -> Comparison:
     return compare(left, right)
 
 
+def rerun(
+    ref: str | Manifest,
+    *,
+    sets: Sequence[str] | Mapping[str, Any] = (),
+    point: int | None = None,
+    job_dir: str | Path | None = None,
+    dry_run: bool = False,
+    config: Settings | None = None,
+) -> Submission:
+    """``rerun JOB``: submit the config and code job ``ref`` ran again as a new job, with
+    ``sets`` on top (as :func:`plan` takes them); of a sweep, its point ``point``. Raises
+    when the config no longer validates (the diagnostics in the message)."""
+    from automodel_launch.errors import LaunchError
+    from automodel_launch.launchers import launcher_of
+    from automodel_launch.plan.rerun import plan_rerun
+    from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
+    from automodel_launch.profiles.overrides import parse_override
+
+    first = ref if not isinstance(ref, str) else job(ref, point=point)
+    chosen = config or settings()
+    overrides = tuple(parse_override(text) for text in _arguments(sets, many=False))
+    again = plan_rerun(first, chosen, overrides)
+    made = again.plan
+    if made.failed(chosen.strict) or made.document is None:
+        errors = "; ".join(d.message for d in made.report.diagnostics if d.is_error)
+        raise LaunchError(f"job {first.id} cannot be run again: {errors}")
+    refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=False)
+    again.render(Path(job_dir) if job_dir is not None else None)
+    done = submit_plan(made, dry_run=dry_run)
+    raise_failed(done)
+    return done
+
+
 def _single(ref: str) -> Manifest:
     """The one job ``ref`` names; a sweep is an error naming its points' ids."""
     from automodel_launch.jobs.status import JobError

@@ -18,6 +18,10 @@ LOCAL_SCRIPT = "run.sh"
 """The interactive launcher's artifact: the torchrun command as a script."""
 JOB_CONFIG = "job_config.yaml"
 """The recipe each rank reads: the file's data without the launcher's sections."""
+LAUNCH_CONFIG = "launch.yaml"
+"""The whole config the job was validated with: the recipe as its job config gives it,
+and the launcher's sections as the profile and ``--set`` made them. What ``rerun``
+submits again (:mod:`automodel_launch.render.launchconfig`)."""
 MANIFEST = "manifest.json"
 """What the job directory says about the job in it (:mod:`automodel_launch.jobs.manifest`)."""
 EXIT_CODE = "exit_code"

@@ -16,7 +16,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.diagnostics import sort_key
 from automodel_launch.jobdir import check_job_dir, claim_job_dir
 from automodel_launch.launchers import launcher_of
-from automodel_launch.layout import CODE
+from automodel_launch.layout import CODE, JOB_CONFIG, LAUNCH_CONFIG
 from automodel_launch.render.entry import Entry, JobSpec, custom_entry, default_entry
 from automodel_launch.render.job import job_files, render_artifact
 from automodel_launch.results import FileReport
@@ -139,10 +139,27 @@ def render_report(
         )
         artifact = render_artifact(document, spec, nproc_per_node)
         files = job_files(document, report.loaded, artifact)
+        launch = _launch_config(report, files[JOB_CONFIG])
+        if launch is not None:
+            files[LAUNCH_CONFIG] = launch
     except BaseException:
         release(claimed)
         raise
     return PreparedJob(report, document, target, artifact, files, claimed, name, nproc_per_node)
+
+
+def _launch_config(report: FileReport, job_config: str) -> str | None:
+    """``launch.yaml`` (:mod:`automodel_launch.render.launchconfig`); None when a value
+    cannot be written as YAML text (a key that is not text): ``rerun`` then says so."""
+    from automodel_launch.render.launchconfig import launch_config_text
+    from automodel_launch.render.yaml11_text import NotWritable
+    from automodel_launch.validation import env_as_written
+
+    assert report.loaded is not None
+    try:
+        return launch_config_text(job_config, report.loaded, env_as_written(report.loaded))
+    except NotWritable:
+        return None
 
 
 def release(claimed: tuple[Path, ...]) -> None:

@@ -101,7 +101,7 @@ def validate_loaded(
             settings = settings.model_copy(update={"automodel_version": loaded.automodel_version})
     sink = loaded.collector()
     sink.items += found
-    data = _env_as_written(loaded)
+    data = env_as_written(loaded)
     sink.hide = environment.redactor(data, loaded.plain)
     ctx = Context(
         data,
@@ -131,12 +131,12 @@ def layers_in_play(data: dict[str, Any], layers: Layers | None) -> bool:
     it imports nothing (the merge is imported only when the answer is yes)."""
     if layers is not None and (layers.profile or layers.overrides):
         return True
-    if os.environ.get(PROFILE_VARIABLE):
+    if (layers is None or layers.ambient) and os.environ.get(PROFILE_VARIABLE):
         return True
     return any(isinstance(data.get(n), dict) and "profile" in data[n] for n in LAUNCHERS)
 
 
-def _env_as_written(loaded: LoadedFile) -> dict[str, Any]:
+def env_as_written(loaded: LoadedFile) -> dict[str, Any]:
     """The data with each unquoted env value as its text: ``PY: 3.10`` exports 3.10, not 3.1."""
     data = loaded.data
     for name in LAUNCHER_SECTIONS:

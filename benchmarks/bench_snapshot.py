@@ -22,31 +22,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from submit_bench import prepare, timed_submit
+
 TARGET_SECONDS = 1.0
-RECIPE = """\
-recipe: TrainFinetuneRecipeForNextTokenPrediction
-step_scheduler:
-  global_batch_size: 8
-  local_batch_size: 1
-  max_steps: 100
-model:
-  _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
-  pretrained_model_name_or_path: gpt2
-optimizer:
-  _target_: torch.optim.Adam
-  lr: 1.0e-5
-slurm:
-  partition: batch
-  time: "01:00:00"
-  nodes: 1
-  ntasks_per_node: 8
-  job_dir: {jobs}
-  repo_root: {checkout}
-"""
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
            "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}  # fmt: skip
@@ -80,19 +61,6 @@ def checkout(root: Path, files: int, megabytes: float) -> int:
     return written
 
 
-def one_submit(python: Path, folder: Path, *extra: str) -> float:
-    command = [str(python), "-m", "automodel_launch", "submit", str(folder / "recipe.yaml"),
-               "--no-preflight", "--no-check-paths", *extra]  # fmt: skip
-    env = {**os.environ, "PATH": f"{folder / 'bin'}:{os.environ['PATH']}",
-           "AUTOMODEL_LAUNCH_STATE_DIR": str(folder / "state")}  # fmt: skip
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    seconds = time.perf_counter() - start
-    if done.returncode != 0 or "recorded as job" not in done.stdout:
-        sys.exit(f"the job was not submitted:\n{done.stdout}{done.stderr}")
-    return seconds
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--python", type=Path, default=Path(sys.executable))
@@ -105,16 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = Path(name)
         (folder / "checkout").mkdir()
         size = checkout(folder / "checkout", args.files, args.megabytes)
-        (folder / "bin").mkdir()
-        (folder / "bin" / "sbatch").write_text("#!/bin/bash\necho 4242\n")
-        (folder / "bin" / "sbatch").chmod(0o755)
-        (folder / "recipe.yaml").write_text(
-            RECIPE.format(jobs=folder / "jobs", checkout=folder / "checkout")
-        )
+        prepare(folder, f"  repo_root: {folder / 'checkout'}\n")
         with_snapshot, live = [], []
         for _ in range(args.repeat):
-            with_snapshot.append(one_submit(args.python, folder))
-            live.append(one_submit(args.python, folder, "--no-snapshot"))
+            with_snapshot.append(timed_submit(args.python, folder, expect="recorded as job"))
+            live.append(
+                timed_submit(args.python, folder, "--no-snapshot", expect="recorded as job")
+            )
     added = statistics.median(with_snapshot) - statistics.median(live)
     ok = added <= TARGET_SECONDS
     print(f"submit with a snapshot of {args.files} files ({size / 1e6:.1f} MB, dirty): median "

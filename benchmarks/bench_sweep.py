@@ -15,60 +15,26 @@ directory. Target: at most 5 s (median of the runs), exactly one ``sbatch`` call
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from submit_bench import prepare, sbatch_calls, timed_submit
+
 TARGET_SECONDS = 5.0
-RECIPE = """\
-recipe: TrainFinetuneRecipeForNextTokenPrediction
-step_scheduler:
-  global_batch_size: 8
-  local_batch_size: 1
-  max_steps: 100
-model:
-  _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
-  pretrained_model_name_or_path: gpt2
-optimizer:
-  _target_: torch.optim.Adam
-  lr: 1.0e-5
-slurm:
-  partition: batch
-  time: "01:00:00"
-  nodes: 1
-  ntasks_per_node: 8
-  job_dir: {jobs}
-"""
 
 
 def one_run(python: Path, points: int, folder: Path) -> tuple[float, int]:
     """Seconds of one submit, and how many times sbatch was called."""
-    bin_dir = folder / "bin"
-    bin_dir.mkdir()
-    sbatch = bin_dir / "sbatch"
-    sbatch.write_text('#!/bin/bash\necho called >> "$0.calls"\necho 4242\n')
-    sbatch.chmod(0o755)
-    recipe = folder / "recipe.yaml"
-    recipe.write_text(RECIPE.format(jobs=folder / "jobs"))
+    prepare(folder)
     values = ",".join(f"{(i + 1) * 1e-6:.6g}" for i in range(points))
-    command = [
-        str(python), "-m", "automodel_launch", "submit", str(recipe), "--no-preflight",
-        "--no-check-paths", "--sweep", f"optimizer.lr={values}", "--max-parallel", "10",
-    ]  # fmt: skip
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
-           "AUTOMODEL_LAUNCH_STATE_DIR": str(folder / "state")}  # fmt: skip
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    seconds = time.perf_counter() - start
-    if done.returncode != 0 or f"recorded {points} points as sweep" not in done.stdout:
-        sys.exit(f"the sweep was not submitted:\n{done.stdout}{done.stderr}")
-    calls = (bin_dir / "sbatch.calls").read_text().count("called")
-    return seconds, calls
+    seconds = timed_submit(
+        python, folder, "--sweep", f"optimizer.lr={values}", "--max-parallel", "10",
+        expect=f"recorded {points} points as sweep",
+    )  # fmt: skip
+    return seconds, sbatch_calls(folder)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,6 +6,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -15,6 +16,9 @@ from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.loading import load_text
 from automodel_launch.settings import Settings
 from automodel_launch.validation import validate_loaded
+
+if TYPE_CHECKING:
+    from tests.skypilot_sdk import FakeSdk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,6 +58,23 @@ def _uncached_token_check() -> None:
     """Each test runs secrets' token check, not an answer cached by an earlier test (mutation
     testing forks every mutant from a process that already ran the suite)."""
     secrets._short_looks_like_token.cache_clear()
+
+
+@pytest.fixture
+def sky_sdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    """SkyPilot's SDK, offline (:func:`tests.skypilot_sdk.offline_sky`)."""
+    from tests.skypilot_sdk import offline_sky
+
+    return offline_sky(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def sdk(sky_sdk: Any, monkeypatch: pytest.MonkeyPatch) -> FakeSdk:
+    """SkyPilot's SDK with its calls recorded and answered by the test
+    (:class:`tests.skypilot_sdk.FakeSdk`)."""
+    from tests.skypilot_sdk import FakeSdk
+
+    return FakeSdk(sky_sdk, monkeypatch)
 
 
 def offline_settings(**overrides: object) -> Settings:

@@ -17,7 +17,7 @@ from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import JobStatus, backend, statuses
 from automodel_launch.launcher_names import BY_AUTOMODEL, LAUNCHED_HERE, WITH_SECTION
 from automodel_launch.launchers import LAUNCHERS, Handover, Launcher, launcher_of
-from automodel_launch.layout import JOB_CONFIG
+from automodel_launch.layout import JOB_CONFIG, LAUNCH_CONFIG
 from automodel_launch.prepare import EntryChoice, default_job_dir, prepare
 from automodel_launch.submit import Submitted
 from tests.conftest import offline_settings
@@ -151,7 +151,7 @@ def test_a_new_launcher_is_one_class_and_one_row(
     assert prepared.report.diagnostics == []
     assert prepared.document is not None and prepared.job_dir is not None
     assert prepared.artifact == "echo llm_finetune x3\n"
-    assert sorted(prepared.files) == ["echo.txt", JOB_CONFIG]
+    assert sorted(prepared.files) == ["echo.txt", JOB_CONFIG, LAUNCH_CONFIG]
     assert prepared.files["echo.txt"] == prepared.artifact
     assert default_job_dir(prepared.document, "n") == Path("echo_jobs/n")
 
@@ -164,7 +164,7 @@ def test_a_new_launcher_is_one_class_and_one_row(
     assert backend("echo").logs(manifest, follow=True, rank=2) == 0
     assert backend("echo").cancel(manifest).state == "CANCELLED"
     assert echo.calls == [  # type: ignore[attr-defined]
-        "submit job ['echo.txt', 'job_config.yaml']",
+        "submit job ['echo.txt', 'job_config.yaml', 'launch.yaml']",
         "statuses 2",
         "logs True 2",
         "cancel",

@@ -240,7 +240,7 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
         and crosses(path, ("automodel_launch.launchers",))
     )
     assert users == [
-        "api.py", "cli/submit.py", "jobs/ids.py", "jobs/status.py", "plan/after.py",
+        "api.py", "cli/rerun.py", "cli/submit.py", "jobs/ids.py", "jobs/status.py", "plan/after.py",
         "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py", "prepare.py",
         "render/job.py",
         "submit/local.py", "submit/skypilot.py", "submit/slurm.py",

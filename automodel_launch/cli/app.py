@@ -18,6 +18,7 @@ from automodel_launch.cli import (
     logs,
     lsp,
     render,
+    rerun,
     schema,
     shell,
     status,
@@ -45,6 +46,7 @@ app.command("status")(status.command)
 app.command("logs")(logs.command)
 app.command("cancel")(cancel.command)
 app.command("diff")(diff.command)
+app.command("rerun")(rerun.command)
 app.command("explain")(explain.command)
 app.command("init")(init.command)
 app.command("shell")(shell.command)

@@ -109,10 +109,9 @@ def command(
     from automodel_launch.plan.after import dependency
     from automodel_launch.plan.plan import plan_jobs
     from automodel_launch.plan.render import SweepScriptError, render_plan
-    from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
+    from automodel_launch.plan.submit import refuse_unsupported
     from automodel_launch.prepare import EntryChoice
     from automodel_launch.render.entry import EntryError
-    from automodel_launch.secrets import display
 
     settings = load_settings(check_paths=check_paths, check_env=True)
     choice = EntryChoice(entry, recipe_command, domain)
@@ -121,17 +120,8 @@ def command(
         layers=layers(profile, sets), submitting=True,
     )  # fmt: skip
     document = plan.document
-    if not no_preflight and document is not None and document.slurm is not None:
-        from automodel_launch.cli.preflight import preflight_report
-        from automodel_launch.diagnostics import sort_key
-
-        first = plan.jobs[0].report
-        known = set(first.diagnostics)
-        tasks = len(plan.jobs) if plan.is_sweep else 0
-        preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
-        found = [d for d in first.diagnostics if d not in known]
-        for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
-            job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
+    if not no_preflight:
+        ask_the_cluster(plan)
     report_problems(plan.report, settings)
     assert document is not None
     refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
@@ -143,6 +133,31 @@ def command(
         )  # fmt: skip
     except (JobDirError, EntryError, SweepScriptError) as exc:
         raise UsageError(str(exc), hint=exc.hint) from None
+    hand_over(plan, dry_run=dry_run, detach=detach)
+
+
+def ask_the_cluster(plan: JobPlan) -> None:
+    """Preflight: the Slurm cluster's word on the plan, added to every point's report."""
+    document = plan.document
+    if document is None or document.slurm is None:
+        return
+    from automodel_launch.cli.preflight import preflight_report
+    from automodel_launch.diagnostics import sort_key
+
+    first = plan.jobs[0].report
+    known = set(first.diagnostics)
+    tasks = len(plan.jobs) if plan.is_sweep else 0
+    preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
+    found = [d for d in first.diagnostics if d not in known]
+    for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
+        job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
+
+
+def hand_over(plan: JobPlan, *, dry_run: bool, detach: bool) -> None:
+    """Write, submit and record a rendered plan, and say what became of it."""
+    from automodel_launch.plan.submit import raise_failed, submit_plan
+    from automodel_launch.secrets import display
+
     done = submit_plan(
         plan, dry_run=dry_run, detach=detach, say=lambda line: typer.echo(line, err=True),
         progress=_progress, summary=_summary,
@@ -170,6 +185,8 @@ def _summary(plan: JobPlan) -> list[str]:
     assert job.document is not None and plan.root is not None
     lines = summary_lines(job.document, plan.root, job.nproc_per_node)
     lines += code_lines(job.document, plan.snapshot)
+    if plan.rerun_of is not None:
+        lines.append(f"  {'rerun of':<13}  job {plan.rerun_of.id} ({plan.rerun_of.name})")
     if plan.is_sweep:
         limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
         lines.append(

@@ -43,6 +43,7 @@ from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.origins import (
     MAX_ORIGINS,
     MAX_OVERRIDES,
+    EntryRecord,
     OriginKey,
     OverrideRecord,
     ProfileRecord,
@@ -169,6 +170,10 @@ class Manifest(BaseModel):
     more_origins: Annotated[int, Field(ge=0, le=2**31)] = 0
     image: Text | None = None
     """The container image as written (Slurm ``container_image``, SkyPilot ``image_id``)."""
+    entry: EntryRecord | None = None
+    """What each rank runs, and ``--nproc-per-node`` (None: a job from before it was kept)."""
+    rerun_of: Id | None = None
+    """The job this one runs again (``rerun``): its config and code (None: a new job)."""
     format: Literal[1] = 1
 
     @field_validator("submitted_at")

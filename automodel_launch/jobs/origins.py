@@ -57,6 +57,19 @@ class OverrideRecord(BaseModel):
         return self.argument.partition("=")[0]
 
 
+class EntryRecord(BaseModel):
+    """What the job runs in each rank (``--entry``, or ``--command``/``--domain``'s
+    AutoModel entry point) and ``--nproc-per-node``: what ``rerun`` renders it with again."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+    text: Annotated[str, Field(max_length=4096)] | None = None
+    """``--entry`` as given (None: AutoModel's own entry point)."""
+    command: Annotated[str, Field(max_length=255)] = "finetune"
+    domain: Annotated[str, Field(max_length=255)] = "llm"
+    nproc_per_node: Annotated[int, Field(ge=1, le=4096)] = 1
+
+
 def cut(text: str) -> str:
     """``text`` at most :data:`MAX_TEXT` characters; what is cut says how much."""
     if len(text) <= MAX_TEXT:
@@ -101,6 +114,25 @@ def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, An
     found["origins"] = dict(list(origins.items())[:MAX_ORIGINS])
     found["more_origins"] = max(0, len(origins) - MAX_ORIGINS)
     return found
+
+
+def rerun_settings(first: Any, settings: dict[str, Any]) -> dict[str, Any]:
+    """A rerun's settings: those of the job ``first`` (its :class:`Manifest`) it runs again
+    (its profile, overrides and origins are in the config run again), with the rerun's own
+    ``--set`` values on top."""
+    again = [o for o in settings.get("overrides", ()) if o["option"] == "--set"]
+    keys = {o["argument"].partition("=")[0] for o in again}
+    kept = [o.model_dump() for o in first.overrides if o.key not in keys]
+    overrides = kept + again
+    origins = {**first.origins, **settings.get("origins", {})}
+    return {
+        "profile": first.profile.model_dump() if first.profile is not None else None,
+        "image": settings.get("image"),
+        "overrides": tuple(overrides[:MAX_OVERRIDES]),
+        "more_overrides": first.more_overrides + max(0, len(overrides) - MAX_OVERRIDES),
+        "origins": dict(list(origins.items())[:MAX_ORIGINS]),
+        "more_origins": first.more_origins + max(0, len(origins) - MAX_ORIGINS),
+    }
 
 
 def _key(key: str) -> str:

@@ -115,6 +115,7 @@ class JobStatus:
             "origins": dict(m.origins),
             "more_origins": m.more_origins,
             "image": m.image,
+            "rerun_of": m.rerun_of,
         }
 
 

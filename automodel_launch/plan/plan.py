@@ -25,10 +25,12 @@ from automodel_launch.results import FileReport
 
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.prepare import EntryChoice, PreparedJob
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.rules.context import Purpose
     from automodel_launch.settings import Settings
+    from automodel_launch.snapshot.reuse import Reused
     from automodel_launch.snapshot.take import Snapshot
 
 
@@ -61,8 +63,13 @@ class JobPlan:
     """What ``render`` prints: the script, task or command line (a Slurm sweep's one
     array script; for other sweeps, each point's, under a comment naming it)."""
     claimed: tuple[Path, ...] = ()
-    snapshot: Snapshot | None = None
+    snapshot: Snapshot | Reused | None = None
     """The code every point runs (``code/`` at the top of ``root``); None: the live tree."""
+    entry: EntryChoice | None = None
+    """What each rank runs, as rendered (None: not rendered yet)."""
+    nproc_per_node: int = 1
+    rerun_of: Manifest | None = None
+    """The job this plan runs again (``rerun``)."""
 
     @property
     def is_sweep(self) -> bool:
@@ -130,7 +137,11 @@ def plan_jobs(
     jobs = []
     for point in chosen:
         extra = base.overrides + point.overrides
-        own = Layers(base.profile, extra) if base.profile or extra else None
+        own = (
+            Layers(base.profile, extra, base.ambient)
+            if base.profile or extra or not base.ambient
+            else None
+        )
         report = validate_result(loaded, str(path), settings, purpose=purpose, layers=own)
         check_report(report, settings, entry)
         _shared_section(report, point)

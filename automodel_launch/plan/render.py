@@ -27,6 +27,7 @@ from automodel_launch.prepare import (
 
 if TYPE_CHECKING:
     from automodel_launch.snapshot import CodeOptions
+    from automodel_launch.snapshot.reuse import Reused
     from automodel_launch.snapshot.take import Snapshot
 
 
@@ -43,12 +44,19 @@ def render_plan(
     environ: Mapping[str, str] | None = None,
     submitting: bool = False,
     after: str | None = None,
-    code: CodeOptions | None = None,
+    code: CodeOptions | Reused | None = None,
 ) -> None:
     """Fill ``plan.root``, ``plan.files`` and ``plan.artifact`` (every point validated);
     ``after``: the Slurm dependency of every point; ``code``: snapshot ``repo_root`` so
-    (``plan.snapshot``, refused before anything is written), None: run the live tree."""
-    plan.snapshot = _snapshot(plan, code, entry, job_dir, environ) if code else None
+    (``plan.snapshot``, refused before anything is written), or run an earlier job's
+    snapshot again; None: run the live tree."""
+    from automodel_launch.snapshot import CodeOptions
+
+    if isinstance(code, CodeOptions):
+        plan.snapshot = _snapshot(plan, code, entry, job_dir, environ)
+    else:
+        plan.snapshot = code
+    plan.entry, plan.nproc_per_node = entry, nproc_per_node
     if not plan.is_sweep:
         job = plan.jobs[0]
         job.prepared = render_report(

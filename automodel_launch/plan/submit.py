@@ -129,7 +129,7 @@ def submit_plan(
 
 def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list[Recorder]:
     """A manifest per point (a sweep's points name its id, their index and values)."""
-    from automodel_launch.jobs.origins import run_settings
+    from automodel_launch.jobs.origins import rerun_settings, run_settings
     from automodel_launch.jobs.record import Recorder
     from automodel_launch.secrets import Redactor, is_secret_name
 
@@ -145,8 +145,23 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     sweep = os.urandom(6).hex() if plan.is_sweep else None
     assert plan.root is not None
     code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None
+    entry = plan.entry
+    launch = {
+        "entry": {
+            "text": hide(entry.text) if entry.text is not None else None,
+            "command": entry.command,
+            "domain": entry.domain,
+            "nproc_per_node": plan.nproc_per_node,
+        }
+        if entry is not None
+        else None,
+        "rerun_of": plan.rerun_of.id if plan.rerun_of is not None else None,
+    }
     recorders = []
     for job in plan.jobs:
+        settings = run_settings(job.report, hide)
+        if plan.rerun_of is not None:
+            settings = rerun_settings(plan.rerun_of, settings)
         recorder = Recorder.for_job(
             name=job.prepared.name,
             launcher=launcher,
@@ -160,7 +175,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             values=values_of(job) if sweep is not None else None,
             code=code,
             automodel_version=job.report.automodel_version,
-            settings=run_settings(job.report, hide),
+            settings={**settings, **launch},
         )
         recorders.append(recorder)
     return recorders

@@ -177,7 +177,7 @@ def _profile(
     elif keyed:
         loc = (keyed[0][0], "profile")
         name, where = keyed[0][1], f"{dotted(loc)}: {keyed[0][1]}"
-    elif os.environ.get(PROFILE_VARIABLE):
+    elif layers.ambient and os.environ.get(PROFILE_VARIABLE):
         name = os.environ[PROFILE_VARIABLE]
         where = f"{PROFILE_VARIABLE}={name}"
     else:

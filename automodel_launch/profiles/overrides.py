@@ -52,6 +52,9 @@ class Layers:
 
     profile: str | None = None
     overrides: tuple[Override, ...] = ()
+    ambient: bool = True
+    """Whether the environment's profile (``AUTOMODEL_LAUNCH_PROFILE``) applies when no
+    other does: not to a rerun, whose config already holds the profile it ran with."""
 
 
 def parse_key(key: str) -> Loc:

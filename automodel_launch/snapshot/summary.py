@@ -6,18 +6,30 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.snapshot.reuse import Reused
     from automodel_launch.snapshot.take import Snapshot
 
 WIDTH = 13
 """The summary's key column (``job directory``)."""
 
 
-def code_lines(document: LaunchDocument, snapshot: Snapshot | None) -> list[str]:
-    """One line when the job has a ``repo_root``: the snapshot taken, or the live tree."""
+def code_lines(document: LaunchDocument, snapshot: Snapshot | Reused | None) -> list[str]:
+    """One line when the job has a ``repo_root``: the snapshot taken (or an earlier job's,
+    run again), or the live tree."""
+    from automodel_launch.snapshot.reuse import Reused
+
     cfg = document.slurm
     if cfg is None or cfg.repo_root is None:
         return []
-    if snapshot is None:
+    if isinstance(snapshot, Reused):
+        record = snapshot.of
+        files = f"{record.files} file{'' if record.files == 1 else 's'}"
+        text = f"the snapshot job {snapshot.job} ran ({files} of {record.root}"
+        if record.commit is not None:
+            state = "with uncommitted changes" if record.dirty else "clean"
+            text += f", commit {record.commit[:12]}, {state}"
+        text += ")"
+    elif snapshot is None:
         text = f"{cfg.repo_root}, the live tree (--no-snapshot: what it holds when the job runs)"
     else:
         count = len(snapshot.files)

@@ -55,7 +55,7 @@ class Snapshot:
             if source.is_symlink():
                 os.symlink(os.readlink(source), copy)
             else:
-                _copy(source, copy)
+                copy_file(source, copy)
             written.append(f"{CODE}/{name}")
         if self.git is not None and self.git.diff:
             (directory / CODE_DIFF).write_bytes(self.git.diff)
@@ -93,7 +93,7 @@ class Snapshot:
         )
 
 
-def _copy(source: Path, copy: Path) -> None:
+def copy_file(source: Path, copy: Path) -> None:
     """One file's bytes, by ``sendfile`` (a few times faster than :func:`shutil.copyfile`
     for many small files); opened without following a link or waiting on a FIFO that
     replaced the file since it was listed (:class:`OSError`: the job directory is not

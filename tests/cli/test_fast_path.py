@@ -5,24 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import typer.main
 
 from automodel_launch.cli import fast
-from automodel_launch.cli.app import app
-
-
-def _validate_options() -> set[str]:
-    command = typer.main.get_command(app).commands["validate"]  # type: ignore[attr-defined]
-    names: set[str] = set()
-    for param in command.params:
-        if param.param_type_name == "option":
-            names.update(param.opts)
-            names.update(param.secondary_opts)
-    return names - {"--help"}
+from tests.cli.typer_options import typer_options
 
 
 def test_fast_path_knows_every_validate_option() -> None:
-    assert set(fast.SWITCHES) | set(fast.VALUED) | fast.TYPER_ONLY == _validate_options()
+    assert set(fast.SWITCHES) | set(fast.VALUED) | fast.TYPER_ONLY == typer_options("validate")
 
 
 def test_anything_unusual_goes_to_typer() -> None:

@@ -9,29 +9,19 @@ import re
 from pathlib import Path
 
 import pytest
-import typer.main
 from rich.console import Console
 
 from automodel_launch.cli import jobs_list
-from automodel_launch.cli.app import app, run_app
+from automodel_launch.cli.app import run_app
+from tests.cli.typer_options import typer_options
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
 
 HALF_HOUR = "2026-11-30T10:00:00|2026-11-30T10:30:00"
 
 
-def _jobs_options() -> set[str]:
-    command = typer.main.get_command(app).commands["jobs"]  # type: ignore[attr-defined]
-    names: set[str] = set()
-    for param in command.params:
-        if param.param_type_name == "option":
-            names.update(param.opts)
-            names.update(param.secondary_opts)
-    return names - {"--help"}
-
-
 def test_fast_path_knows_every_jobs_option() -> None:
-    assert set(jobs_list.VALUED) | jobs_list.TYPER_ONLY == _jobs_options()
+    assert set(jobs_list.VALUED) | jobs_list.TYPER_ONLY == typer_options("jobs")
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ def test_job_dir_holds_the_script_and_the_job_config(tmp_path: Path) -> None:
     job = tmp_path / "job"
     done = render(str(SLURM), "--no-check-paths", "--job-dir", str(job))
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in job.iterdir()) == ["job.sbatch", "job_config.yaml"]
+    assert sorted(p.name for p in job.iterdir()) == ["job.sbatch", "job_config.yaml", "launch.yaml"]
     assert stat.S_IMODE((job / "job.sbatch").stat().st_mode) == 0o755
     config = (job / "job_config.yaml").read_text()
     assert "slurm:" not in config and "ckpt_every_steps: 200" in config
@@ -128,9 +128,13 @@ def test_a_home_relative_job_dir_is_written_where_the_script_points(tmp_path: Pa
     )
     assert done.returncode == 0, done.stderr
     assert not (work / "~").exists()
-    assert sorted(p.name for p in (home / "x").iterdir()) == ["job.sbatch", "job_config.yaml"]
+    assert sorted(p.name for p in (home / "x").iterdir()) == [
+        "job.sbatch",
+        "job_config.yaml",
+        "launch.yaml",
+    ]
     assert f"JOB_DIR={home}/x\n" in (home / "x" / "job.sbatch").read_text()
-    assert done.stderr == f"wrote {home}/x/: job.sbatch, job_config.yaml\n"
+    assert done.stderr == f"wrote {home}/x/: job.sbatch, job_config.yaml, launch.yaml\n"
 
 
 def test_validate_refuses_the_job_dir_render_would_refuse(tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ def test_a_failed_local_run_keeps_its_job_directory(tmp_path: Path) -> None:
     assert sorted(p.name for p in job.iterdir()) == [
         "exit_code",
         "job_config.yaml",
+        "launch.yaml",
         "manifest.json",
         "run.sh",
         "train.log",
@@ -102,6 +103,7 @@ def test_a_home_relative_job_dir_is_expanded(tmp_path: Path) -> None:
     assert sorted(p.name for p in (home / "x").iterdir()) == [
         "exit_code",
         "job_config.yaml",
+        "launch.yaml",
         "manifest.json",
         "run.sh",
     ]

@@ -64,6 +64,12 @@ def running(pid: int) -> bool:
     return state != "Z"
 
 
+def _as_from_a_terminal() -> None:
+    """The caller starts with SIGINT's default action, as from a shell: a test runner that
+    ignores SIGINT (a mutation tester's workers) would pass the ignoring on through exec."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_caller_leaves_no_command_running(tmp_path: Path, signum: int) -> None:
     # the command has a session of its own: Ctrl-C at the terminal does not reach it
@@ -72,6 +78,7 @@ def test_a_stopped_caller_leaves_no_command_running(tmp_path: Path, signum: int)
         [sys.executable, "-c", INTERRUPTED, str(pid_file)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])},
+        preexec_fn=_as_from_a_terminal,
     )  # fmt: skip
     assert caller.stdout is not None
     assert caller.stdout.readline() == "asking\n"

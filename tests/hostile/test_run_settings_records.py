@@ -6,21 +6,22 @@ detect-secrets oracle flags no line of them."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from automodel_launch import api
-from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobStatus
-from tests.hostile.test_detect_secrets_oracle import flagged_by_detect_secrets
-from tests.hostile.tokens import KINDS, make
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.hostile.job_records import (
+    NAMED,
+    SECRET,
+    assert_no_credential,
+    offline_submit,
+    registry_records,
+)
+from tests.hostile.tokens import make
+from tests.plan.test_plan_cli import RECIPE, SLURM
 
-NAMED = [kind for kind in KINDS if kind not in ("pem", "wandb")]
-"""A directory name holds no "/" (PEM has them); a W&B key is a credential only by name."""
-SECRET = "correct-horse-battery-staple"
 PROFILE = "eos:\n  slurm:\n    account: site-account\n    container_image: a/b:1\n"
 
 
@@ -30,12 +31,10 @@ def test_no_credential_in_the_recorded_settings(
 ) -> None:
     token = make(kind, 23)
     hex_secret = make("wandb", 23).value  # no token shape: a secret by its variable only
-    monkeypatch.setenv("MY_SERVICE_PASSWORD", SECRET)
+    offline_submit(tmp_path, monkeypatch)
     monkeypatch.setenv("WANDB_API_KEY", hex_secret)
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     site = tmp_path / f"site-{token.value}-{SECRET}" / "profiles.yaml"
     site.parent.mkdir()
     site.write_text(PROFILE)
@@ -50,16 +49,10 @@ def test_no_credential_in_the_recorded_settings(
     new = new.manifests[0]
     assert new.profile is not None and new.profile.file.endswith("/profiles.yaml")
     assert [o.argument for o in new.overrides] == ["model.revision=***", "slurm.nodes=2"]
-    with open_registry() as registry:
-        stored = [m.model_dump_json() for m in registry.jobs(None, None)]
     compared = api.diff(old, new)
     records = [
-        (Path(new.job_dir) / "manifest.json").read_text(), *stored,
+        (Path(new.job_dir) / "manifest.json").read_text(), *registry_records(),
         json.dumps(JobStatus(new, "PENDING").to_json()), "\n".join(compared.lines()),
         json.dumps(compared.to_json()),
     ]  # fmt: skip
-    for text in records:
-        for secret in (token.value, token.middle, SECRET, hex_secret):
-            assert secret not in text
-        for line in text.splitlines():
-            assert flagged_by_detect_secrets(line) == [], line
+    assert_no_credential(records, (token.value, token.middle, SECRET, hex_secret))

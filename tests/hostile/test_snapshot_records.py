@@ -10,26 +10,25 @@ user's code.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from automodel_launch import api
-from automodel_launch.jobs.registry import open_registry
 from automodel_launch.plan.plan import plan_jobs
 from automodel_launch.plan.render import render_plan
 from automodel_launch.prepare import EntryChoice
 from automodel_launch.snapshot import CodeOptions
-from tests.hostile.test_detect_secrets_oracle import flagged_by_detect_secrets
-from tests.hostile.tokens import KINDS, make
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.hostile.job_records import (
+    NAMED,
+    SECRET,
+    assert_no_credential,
+    offline_submit,
+    registry_records,
+)
+from tests.hostile.tokens import make
+from tests.plan.test_plan_cli import RECIPE, SLURM
 from tests.snapshot.gitrepo import GIT_ENV, git, repo
-
-# a file name holds no "/", a branch no space or ":" (PEM has both); a W&B key is 40 hex,
-# a credential only under a key-like name: as a branch it is one more commit-like name
-NAMED = [kind for kind in KINDS if kind not in ("pem", "wandb")]
-SECRET = "correct-horse-battery-staple"
 
 
 @pytest.mark.parametrize("kind", NAMED)
@@ -39,9 +38,7 @@ def test_no_token_in_the_records_of_a_snapshot(
     token = make(kind, 19)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    monkeypatch.setenv("MY_SERVICE_PASSWORD", SECRET)
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    offline_submit(tmp_path, monkeypatch)
     root = tmp_path / f"src-{SECRET}"
     repo(root, {"train.py": "print(1)\n"}, branch=f"work-{token.value}")
     (root / f"{token.value}.txt").write_text("untracked\n")
@@ -61,13 +58,7 @@ def test_no_token_in_the_records_of_a_snapshot(
     assert code is not None and code.dirty and len(code.untracked) == 1
     assert len(code.skipped) == 1 and code.branch == "work-***"
     job_dir = Path(done.manifests[0].job_dir)
-    with open_registry() as registry:
-        stored = [m.model_dump_json() for m in registry.jobs(None, None)]
-    records = [(job_dir / "manifest.json").read_text(), *stored, json.dumps(api.jobs())]
-    for text in records:
-        for secret in (token.value, token.middle, SECRET):
-            assert secret not in text
-        for line in text.splitlines():
-            assert flagged_by_detect_secrets(line) == [], line
+    records = [(job_dir / "manifest.json").read_text(), *registry_records(), json.dumps(api.jobs())]
+    assert_no_credential(records, (token.value, token.middle, SECRET))
     # the user's files are copied as they are
     assert (job_dir / "code" / "train.py").read_text() == "print(2)\n"

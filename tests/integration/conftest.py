@@ -10,6 +10,13 @@ if TYPE_CHECKING:
     from tests.integration.slurm import Cluster
 
 REQUIRED = os.environ.get("AUTOMODEL_LAUNCH_REQUIRE_INTEGRATION") == "1"
+SWEEP_RECIPE = """\
+step_scheduler:
+  max_steps: 5
+optimizer:
+  lr: 0.1
+"""
+"""The recipe of the sweep tests' configs: the values harness/sweep_trainer.py reads."""
 
 
 def unavailable(reason: str) -> None:

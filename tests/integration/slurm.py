@@ -37,10 +37,16 @@ class Cluster:
             timeout=timeout,
         )
 
-    def job_field(self, job_id: str, name: str) -> str:
+    def job_fields(self, job_id: str) -> dict[str, str]:
+        """Every ``Name=value`` of one ``scontrol show job`` (empty: no such job)."""
         shown = self.run("scontrol", "show", "job", "-o", job_id).stdout
-        match = re.search(rf"\b{name}=(\S+)", shown)
-        return match.group(1) if match else ""
+        fields: dict[str, str] = {}
+        for name, value in re.findall(r"(?:^|\s)(\w+)=(\S+)", shown):
+            fields.setdefault(name, value)
+        return fields
+
+    def job_field(self, job_id: str, name: str) -> str:
+        return self.job_fields(job_id).get(name, "")
 
     def wait(self, job_id: str, timeout: float = 600) -> str:
         """Poll every 0.2 s (``sbatch --wait`` backs off to 32 s) until the job ends.

@@ -20,16 +20,11 @@ from typing import Any
 
 import pytest
 
+from tests.integration.conftest import SWEEP_RECIPE
 from tests.integration.slurm import HARNESS
 
 pytestmark = pytest.mark.integration
 
-RECIPE = """\
-step_scheduler:
-  max_steps: 5
-optimizer:
-  lr: 0.1
-"""
 ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "UNKNOWN"}
 
 
@@ -48,7 +43,7 @@ class Cli:
     def submit(self, lrs: str, max_parallel: int, ranks: int) -> tuple[str, float]:
         """The sweep's id, and how long ``submit`` took."""
         config = self.tmp / "r.yaml"
-        config.write_text(RECIPE)
+        config.write_text(SWEEP_RECIPE)
         entry = f"{HARNESS / 'sweep_trainer.py'} {{config}} {self.tmp / 'gate'}"
         began = time.monotonic()
         done = self.run(

@@ -7,13 +7,19 @@ limit and ``USR1@150`` it comes 60 to 90 s into the allocation. That leaves a mi
 for the batch step, torchrun and the stand-in trainer to start on a busy machine, and
 the trainer's 120 steps of a second cannot end before it. The first run is stopped part
 way (SIGTERM, checkpoint) and requeued; the second run (``SLURM_RESTART_COUNT=1``, the
-last one ``max_requeues: 1`` allows) resumes from the checkpoint and finishes. Slurm
-holds a requeued job about two minutes (BeginTime): this takes four to five minutes.
+last one ``max_requeues: 1`` allows) resumes from the checkpoint and finishes.
 
-The test waits for the job's end, never for a time; it asserts what the feature
-promises, not when each event came. A single job and the two tasks of a sweep's job
-array run at once (each task requeued on its own, resuming its own checkpoint), so the
-array costs the suite no extra minutes.
+Slurm holds a requeued job (BeginTime: its credential lifetime, 120 s, and a second)
+so that the new run's launch credential is stamped after the revocation of the old
+one. The test waits until each job is back in the queue after its own requeue (PENDING,
+Restarts=1, EligibleTime about two minutes ahead), then makes it eligible at once
+(``scontrol update StartTime=now``, in a later second than the one it was seen pending
+in): about two and a half minutes instead of five.
+
+The test waits for states, never for a time; it asserts what the feature promises, not
+when each event came. A single job and the two tasks of a sweep's job array run at once
+(each task requeued on its own, resuming its own checkpoint), so the array costs the
+suite no extra minutes.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ import os
 import re
 import subprocess
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from tests.integration.conftest import free_port
-from tests.integration.slurm import HARNESS, Cluster
+from tests.integration.slurm import HARNESS, TERMINAL, Cluster
 
 pytestmark = pytest.mark.integration
 
@@ -55,9 +63,9 @@ TRAINER = re.compile(
     r"trainer: (?P<event>\w+) step=(?P<step>\d+)(?: reason=(?P<reason>\w+))? "
     r"SLURM_RESTART_COUNT=(?P<n>\w+)"
 )
-# the longest the job may take when requeueing works: the first run to its limit, the
-# hold, the second run to its limit
-JOB_TIMEOUT = 4 * 60 + 150 + 4 * 60
+# limits for a broken run only: a run to its 4-minute time limit, and a minute more for
+# the batch step to start and end on a loaded machine
+RUN_TIMEOUT = 4 * 60 + 60
 
 
 def render(config: Path, job_dir: Path, *options: str) -> None:
@@ -92,8 +100,12 @@ def test_job_and_array_tasks_are_requeued_once_resume_and_complete(
         (f"{array}_{i}", tmp_path / "sweep" / "points" / str(i) / f"requeue_{array}_{i}.out")
         for i in (0, 1)
     ]
+    held = release_when_requeued(slurm_cluster, runs)
+    # each was requeued (by its own script) and held by Slurm, not by the test
+    assert sorted(held) == sorted(job_id for job_id, _ in runs)
+    assert all(seconds > 60 for seconds in held.values()), held
     for job_id, log in runs:
-        state = slurm_cluster.wait(job_id, timeout=JOB_TIMEOUT)
+        state = slurm_cluster.wait(job_id, timeout=RUN_TIMEOUT)
         output = log.read_text()
         assert state == "COMPLETED", output
         # requeued once: max_requeues
@@ -101,6 +113,36 @@ def test_job_and_array_tasks_are_requeued_once_resume_and_complete(
         assert_requeued_and_resumed(output, job_id)
     # each task of the array kept its own checkpoints
     assert [(tmp_path / "ckpt" / i / "latest").read_text() for i in "01"] == [str(TOTAL_STEPS)] * 2
+
+
+def release_when_requeued(cluster: Cluster, runs: list[tuple[str, Path]]) -> dict[str, float]:
+    """Wait until each job is back in the queue after its requeue (PENDING with
+    Restarts=1: Slurm has set its BeginTime by then), make it eligible now, and return how
+    many seconds of Slurm's hold each had left. A job that ends before it is requeued
+    fails the test."""
+    held: dict[str, float] = {}
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while len(held) < len(runs):
+        for job_id, log in runs:
+            if job_id in held:
+                continue
+            fields = cluster.job_fields(job_id)
+            state = fields.get("JobState", "")
+            assert state not in TERMINAL, (job_id, state, log.read_text())
+            if (state, fields.get("Restarts")) != ("PENDING", "1"):
+                continue
+            # Slurm revoked the old run's credential at the requeue, at the latest in this
+            # second; the new one must be stamped later or slurmd refuses the launch
+            seen = time.time()
+            time.sleep(int(seen) + 1 - seen)
+            eligible = cluster.run("scontrol", "update", f"JobId={job_id}", "StartTime=now")
+            assert eligible.returncode == 0, eligible.stderr
+            # scontrol shows the job's BeginTime as EligibleTime
+            eligible_at = datetime.fromisoformat(fields.get("EligibleTime", "")).timestamp()
+            held[job_id] = eligible_at - seen
+        assert time.monotonic() < deadline, f"not requeued after {RUN_TIMEOUT}s: {runs}"
+        time.sleep(0.5)
+    return held
 
 
 def assert_requeued_and_resumed(output: str, job_id: str) -> None:

@@ -15,17 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.conftest import SWEEP_RECIPE
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.test_jobs_slurm import Cli
 
 pytestmark = pytest.mark.integration
-
-RECIPE = """\
-step_scheduler:
-  max_steps: 5
-optimizer:
-  lr: 0.1
-"""
 
 
 @pytest.fixture
@@ -34,7 +28,7 @@ def cli(slurm_cluster: Cluster, torchrun: str, tmp_path: Path) -> Cli:
 
 
 def sweep_config(cli: Cli, name: str) -> Path:
-    return cli.config(name, ranks=2, extra=RECIPE)
+    return cli.config(name, ranks=2, extra=SWEEP_RECIPE)
 
 
 def points_of(cli: Cli, output: str) -> list[dict[str, object]]:

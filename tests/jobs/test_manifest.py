@@ -23,7 +23,12 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
         "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
         "cluster", "details", "sweep", "point", "values", "code", "automodel_version",
         "profile", "overrides", "more_overrides", "origins", "more_origins", "image",
+        "entry", "rerun_of",
     }  # fmt: skip
+    assert manifest["entry"] == {
+        "text": None, "command": "finetune", "domain": "llm", "nproc_per_node": 1,
+    }  # fmt: skip
+    assert manifest["rerun_of"] is None
     assert manifest["code"] is None  # no repo_root: nothing snapshotted
     assert manifest["automodel_version"] == "0.7.0"
     assert re.fullmatch(r"[0-9a-f]{12}", manifest["id"])
@@ -35,7 +40,7 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
         "automodel-launch", "submit", "local.yaml", "--job-dir", f"{tmp_path}/jobs/run-***",
         "--no-check-paths",
     ]  # fmt: skip
-    assert manifest["artifacts"] == ["job_config.yaml", "manifest.json", "run.sh"]
+    assert manifest["artifacts"] == ["job_config.yaml", "launch.yaml", "manifest.json", "run.sh"]
     assert manifest["tool_version"] == __version__
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest["submitted_at"])
     assert manifest["scheduler_id"] == str(manifest["details"]["pid"])

@@ -1,14 +1,12 @@
 """SkyPilot jobs after submit. No cloud account exists here, so the SDK is replaced at
-its boundary only: each replaced call is checked against the installed 0.14 SDK's own
-signature (a call that would not bind there fails here), and answers with the SDK's own
-record types. Submit records the id; status maps the state; logs and cancel call the SDK.
+its boundary only (:mod:`tests.skypilot_sdk`: each replaced call is checked against the
+installed 0.14 SDK's own signature), and answers with the SDK's own record types.
+Submit records the id; status maps the state; logs and cancel call the SDK.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from automodel_launch.cli.app import app
+from tests.skypilot_sdk import FakeSdk
 
 CONFIG = """\
 step_scheduler:
@@ -30,43 +29,6 @@ skypilot:
   job_name: {name}
   job_dir: {jobs}
 """
-
-
-class FakeSdk:
-    """Records calls by name; answers with what the test put in :attr:`answers` (a
-    function there is called with the call's arguments, as the SDK names them)."""
-
-    def __init__(self, sky: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.answers: dict[str, Any] = {}
-        for name in ("launch", "queue", "tail_logs", "cancel", "jobs.launch", "jobs.queue",
-                     "jobs.tail_logs", "jobs.cancel"):  # fmt: skip
-            owner = sky.jobs if name.startswith("jobs.") else sky
-            attribute = name.removeprefix("jobs.")
-            monkeypatch.setattr(owner, attribute, self._fake(name, getattr(owner, attribute)))
-        monkeypatch.setattr(sky, "stream_and_get", lambda request: self.answers[request])
-
-    def _fake(self, name: str, real: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(real)
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            bound = signature.bind(*args, **kwargs)  # TypeError: not the 0.14 SDK's call
-            arguments = {k: v for k, v in bound.arguments.items() if k != "task"}
-            self.calls.append((name, arguments))
-            answer = self.answers.get(f"{name}()", name)
-            return answer(**bound.arguments) if callable(answer) else answer
-
-        return call
-
-
-@pytest.fixture
-def sdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeSdk:
-    from tests.integration.conftest import REQUIRED
-
-    sky = __import__("sky") if REQUIRED else pytest.importorskip("sky")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
-    return FakeSdk(sky, monkeypatch)
 
 
 def run(*args: str) -> Any:

@@ -1,6 +1,6 @@
 """What SkyPilot's SDK answers is checked before use, like Slurm's output: an id that is
 no number never reaches an SDK call, a record of the wrong shape is a note, and what the
-SDK says is cleaned. The SDK is replaced at its boundary only (see test_skypilot.py)."""
+SDK says is cleaned. The SDK is replaced at its boundary only (:mod:`tests.skypilot_sdk`)."""
 
 from __future__ import annotations
 
@@ -8,24 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from automodel_launch.submit import SubmitError
-from tests.jobs.test_skypilot import FakeSdk, run, submit
+from tests.jobs.test_skypilot import run, submit
+from tests.skypilot_sdk import FakeSdk
 
 TOKEN = "hf_" + "e" * 34
 HOSTILE = f"\x1b]0;title\x07{TOKEN}\u202e end"
 CLEANED = "\\x1b]0;title\\x07***\\u202e end"
-
-
-@pytest.fixture
-def sdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeSdk:
-    from tests.integration.conftest import REQUIRED
-
-    sky = __import__("sky") if REQUIRED else pytest.importorskip("sky")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
-    return FakeSdk(sky, monkeypatch)
 
 
 def job_dir(tmp_path: Path) -> Path:

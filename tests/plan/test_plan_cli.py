@@ -76,7 +76,8 @@ def test_render_writes_each_point_its_own_job_config(tmp_path: Path) -> None:
     done = run("render", "r.yaml", *SWEEP, "--job-dir", str(job), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(str(p.relative_to(job)) for p in job.rglob("*") if p.is_file()) == [
-        "job.sbatch", *(f"points/{i}/job_config.yaml" for i in range(4)),
+        "job.sbatch",
+        *(f"points/{i}/{name}" for i in range(4) for name in ("job_config.yaml", "launch.yaml")),
     ]  # fmt: skip
     configs = [(job / f"points/{i}/job_config.yaml").read_text() for i in range(4)]
     assert ["lr: 0.0001" in c for c in configs] == [False, False, True, True]

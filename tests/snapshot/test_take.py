@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.snapshot import CodeOptions, SnapshotError
-from automodel_launch.snapshot.take import _copy, take
+from automodel_launch.snapshot.take import copy_file, take
 from tests.snapshot.gitrepo import GIT_ENV, git, repo
 
 FILES = {"pkg/__init__.py": "", "pkg/train.py": "print('v1')\n", "README.md": "hi\n"}
@@ -255,10 +255,10 @@ def test_executable_bits_are_kept(tmp_path: Path) -> None:
 def test_a_file_replaced_since_it_was_listed_is_not_copied(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")  # never opened for writing: a blocking open would hang
     with pytest.raises(OSError) as caught:
-        _copy(tmp_path / "fifo", tmp_path / "copy")
+        copy_file(tmp_path / "fifo", tmp_path / "copy")
     assert str(caught.value) == f"{tmp_path / 'fifo'} is no longer a regular file"
     (tmp_path / "real").write_text("r")
     os.symlink(tmp_path / "real", tmp_path / "link")
     with pytest.raises(OSError):  # a link is not followed
-        _copy(tmp_path / "link", tmp_path / "copy2")
+        copy_file(tmp_path / "link", tmp_path / "copy2")
     assert not (tmp_path / "copy").exists() and not (tmp_path / "copy2").exists()

@@ -1,6 +1,7 @@
-"""Submitting to SkyPilot. No cloud account exists here, so the SDK's three network
-calls (``sky.launch``, ``sky.jobs.launch``, ``sky.stream_and_get``) are replaced by
-recorders; everything up to them is SkyPilot's real code (Task parsing, secrets).
+"""Submitting to SkyPilot. No cloud account exists here, so the SDK's network calls
+(``sky.launch``, ``sky.jobs.launch``, ``sky.stream_and_get``) are replaced by recorders
+(:mod:`tests.skypilot_sdk`); everything up to them is SkyPilot's real code (Task parsing,
+secrets).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from automodel_launch.cli.app import app
+from tests.skypilot_sdk import FakeSdk
 
 TOKEN = "hf_" + "SubmitTimeTokenValue0123456789abcd"
 SPOT = """\
@@ -35,29 +37,10 @@ skypilot:
 
 
 @pytest.fixture
-def sky_calls(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> list[tuple[str, Any, dict[str, Any]]]:
-    sky = pytest.importorskip("sky") if not _required() else __import__("sky")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
-    calls: list[tuple[str, Any, dict[str, Any]]] = []
-    monkeypatch.setattr(
-        sky, "launch", lambda task, **kw: calls.append(("launch", task, kw)) or "r1"
-    )
-    monkeypatch.setattr(
-        sky.jobs, "launch", lambda task, **kw: calls.append(("jobs.launch", task, kw)) or "r2"
-    )
-    monkeypatch.setattr(
-        sky, "stream_and_get", lambda request: ([7] if request == "r2" else 7, None)
-    )
-    return calls
-
-
-def _required() -> bool:
-    from tests.integration.conftest import REQUIRED
-
-    return REQUIRED
+def launched(sdk: FakeSdk) -> FakeSdk:
+    """The SDK: ``sky.launch`` gives job 7 on the cluster, ``sky.jobs.launch`` managed job 7."""
+    sdk.answers.update({"launch": (7, None), "jobs.launch": ([7], None)})
+    return sdk
 
 
 def _submit(tmp_path: Path, spot: bool) -> Any:
@@ -66,14 +49,12 @@ def _submit(tmp_path: Path, spot: bool) -> Any:
     return CliRunner().invoke(app, ["submit", str(config)], env={"HF_TOKEN": TOKEN})
 
 
-def test_spot_task_goes_to_managed_jobs_with_its_secret(
-    sky_calls: list[Any], tmp_path: Path
-) -> None:
+def test_spot_task_goes_to_managed_jobs_with_its_secret(launched: FakeSdk, tmp_path: Path) -> None:
     result = _submit(tmp_path, spot=True)
     assert result.exit_code == 0, result.output
     assert "launched SkyPilot managed job 7 (sky-job)" in result.output
-    (kind, task, kwargs) = sky_calls[0]
-    assert kind == "jobs.launch" and kwargs == {"name": "sky-job"}
+    assert launched.calls == [("jobs.launch", {"name": "sky-job"})]
+    [task] = launched.tasks
     assert {k: v.get_secret_value() for k, v in task.secrets.items()} == {"HF_TOKEN": TOKEN}
     assert task.num_nodes == 2
     assert next(iter(task.resources)).use_spot
@@ -83,27 +64,27 @@ def test_spot_task_goes_to_managed_jobs_with_its_secret(
     assert TOKEN not in result.output
 
 
-def test_on_demand_task_goes_to_a_cluster(sky_calls: list[Any], tmp_path: Path) -> None:
+def test_on_demand_task_goes_to_a_cluster(launched: FakeSdk, tmp_path: Path) -> None:
     result = _submit(tmp_path, spot=False)
     assert result.exit_code == 0, result.output
-    assert [(kind, kw) for kind, _, kw in sky_calls] == [
+    assert launched.calls == [
         ("launch", {"cluster_name": "sky-job", "idle_minutes_to_autostop": 10, "down": True})
     ]
     assert "launched SkyPilot job 7 on cluster sky-job" in result.output
     assert "  afterwards     the cluster is torn down after 10 idle minutes\n" in result.output
 
 
-def test_missing_secret_is_refused_before_any_call(sky_calls: list[Any], tmp_path: Path) -> None:
+def test_missing_secret_is_refused_before_any_call(launched: FakeSdk, tmp_path: Path) -> None:
     config = tmp_path / "sky.yaml"
     config.write_text(SPOT.format(spot="false", jobs=tmp_path / "jobs"))
     result = CliRunner().invoke(app, ["submit", str(config)], env={"HF_TOKEN": None})
     assert result.exit_code == 1
     assert "error[env-unset] skypilot.hf_token" in result.output
-    assert sky_calls == []
+    assert launched.calls == []
 
 
 def test_a_resolved_token_reaches_the_sdk_as_a_secret_and_nowhere_else(
-    sky_calls: list[Any], tmp_path: Path
+    launched: FakeSdk, tmp_path: Path
 ) -> None:
     remote = "https://x:" + "ghp_" + "Subm1tR3s0lv3d" * 3 + "@github.com/o/r.git"
     config = tmp_path / "sky.yaml"
@@ -114,7 +95,7 @@ def test_a_resolved_token_reaches_the_sdk_as_a_secret_and_nowhere_else(
     )
     result = CliRunner().invoke(app, ["submit", str(config)], env={"GIT_REMOTE": remote})
     assert result.exit_code == 0, result.output
-    (_, task, _) = sky_calls[0]
+    [task] = launched.tasks
     assert {k: v.get_secret_value() for k, v in task.secrets.items()} == {"REPO": remote}
     assert "REPO" not in task.envs
     (job_dir,) = (tmp_path / "jobs").iterdir()

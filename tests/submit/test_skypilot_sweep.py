@@ -44,14 +44,9 @@ ROOT = Path(__file__).parents[2]
 
 
 @pytest.fixture
-def cloud(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Cloud:
-    from tests.integration.conftest import REQUIRED
-
-    sky = __import__("sky") if REQUIRED else pytest.importorskip("sky")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SKYPILOT_DISABLE_USAGE_COLLECTION", "1")
+def cloud(sky_sdk: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Cloud:
     made = Cloud(tmp_path / "cloud")
-    made.install(sky, monkeypatch.setattr)
+    made.install(sky_sdk, monkeypatch.setattr)
     return made
 
 

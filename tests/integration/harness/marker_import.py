@@ -1,4 +1,5 @@
-"""A rank that imports ``marker`` (from PYTHONPATH) once GATE exists, and prints its MARKER.
+"""A rank that imports ``marker`` (from PYTHONPATH) once GATE exists, and prints its MARKER
+(and the environment's LABEL and AGAIN, ``-`` when unset).
 
     marker_import.py GATE
 
@@ -19,7 +20,9 @@ def main() -> int:
     while not gate.exists() and time.monotonic() < give_up:
         time.sleep(0.1)
     marker = importlib.import_module("marker")
-    os.write(1, f"marker={marker.MARKER} from={Path(marker.__file__).parent}\n".encode())
+    where = Path(marker.__file__).parent
+    label, again = os.environ.get("LABEL", "-"), os.environ.get("AGAIN", "-")
+    os.write(1, f"marker={marker.MARKER} from={where} label={label} again={again}\n".encode())
     return 0
 
 

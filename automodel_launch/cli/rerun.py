@@ -1,0 +1,68 @@
+"""``automodel-launch rerun JOB``: submit what job JOB ran again, as a new job.
+
+The same config (JOB's ``launch.yaml``: its recipe and launcher sections with the profile
+and ``--set`` values it ran with) and the same code (JOB's snapshot), with ``--set``
+values on top; checked and submitted as ``submit`` does (:mod:`automodel_launch.plan.rerun`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from automodel_launch.cli.common import SetOption, script_value
+
+
+def command(
+    job: Annotated[str, typer.Argument(help="Job: id, scheduler id, job directory or name.")],
+    point: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--point", min=0, help="Of a sweep: run this point again."),
+    ] = None,
+    sets: SetOption = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Check with the scheduler without starting anything."),
+    ] = False,
+    job_dir: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--job-dir", callback=script_value, help="Job directory (default: a new one)."
+        ),
+    ] = None,
+    detach: Annotated[
+        bool, typer.Option("--detach", help="Local runs: start in the background.")
+    ] = False,
+    no_preflight: Annotated[
+        bool,
+        typer.Option("--no-preflight", help="Do not ask the Slurm cluster first."),
+    ] = False,
+) -> None:
+    """Submit the config and code job JOB ran again, as a new job (--set on top)."""
+    from automodel_launch import api
+    from automodel_launch.cli.common import layers, load_settings, report_problems
+    from automodel_launch.cli.submit import ask_the_cluster, hand_over
+    from automodel_launch.errors import UsageError
+    from automodel_launch.jobdir import JobDirError
+    from automodel_launch.launchers import launcher_of
+    from automodel_launch.plan.rerun import plan_rerun
+    from automodel_launch.plan.submit import refuse_unsupported
+    from automodel_launch.render.entry import EntryError
+
+    first = api.job(job, point=point)
+    settings = load_settings(check_paths=None, check_env=True)
+    given = layers(None, sets)
+    rerun = plan_rerun(first, settings, given.overrides if given is not None else ())
+    plan = rerun.plan
+    if not no_preflight:
+        ask_the_cluster(plan)
+    report_problems(plan.report, settings)
+    assert plan.document is not None
+    refuse_unsupported(plan, launcher_of(plan.document).name, detach=detach, after=False)
+    try:
+        rerun.render(job_dir)
+    except (JobDirError, EntryError) as exc:
+        raise UsageError(str(exc), hint=exc.hint) from None
+    hand_over(plan, dry_run=dry_run, detach=detach)
