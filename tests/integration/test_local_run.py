@@ -34,6 +34,7 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "job").iterdir()) == [
         "exit_code",
         "job_config.yaml",
+        "launch.yaml",
         "manifest.json",
         "run.sh",
         "torchrun",
