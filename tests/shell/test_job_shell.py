@@ -202,16 +202,20 @@ def test_a_local_recipe_runs_the_callers_shell_or_bash() -> None:
     assert (
         str(raised.value) == "--nodes 2: a recipe without a launcher section runs on this node only"
     )
+    assert raised.value.hint == "leave --nodes out"
 
 
 def test_a_skypilot_recipe_is_refused_with_the_alternative() -> None:
     doc = document("skypilot:\n  cloud: aws\n  accelerators: A100:8\n")
     with pytest.raises(ShellError) as raised:
         shell_of(doc, CALLER, [])
-    assert str(raised.value).startswith("shell does not open SkyPilot clusters")
-    assert (
-        raised.value.hint is not None
-        and "`sky ssh CLUSTER` (or `ssh CLUSTER`)" in raised.value.hint
+    assert str(raised.value) == (
+        "shell does not open SkyPilot clusters: a cluster is launched by `submit` and kept by "
+        "SkyPilot"
+    )
+    assert raised.value.hint == (
+        "once the job's cluster is up, `sky ssh CLUSTER` (or `ssh CLUSTER`) opens a shell on "
+        "its first node; `sky status` names it"
     )
     assert raised.value.exit_code == 1
 
