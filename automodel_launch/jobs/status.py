@@ -29,6 +29,7 @@ from automodel_launch.jobs.states import FINISHED, Reason, State, explain
 from automodel_launch.layout import CANCELLED
 
 if TYPE_CHECKING:
+    from automodel_launch.jobs.failure import Failure
     from automodel_launch.launchers import Launcher
 
 
@@ -55,6 +56,8 @@ class JobStatus:
     final: bool = False
     """The state will not change although it is no end state: a local run that is gone
     without an exit status stays UNKNOWN, so watching and following stop there."""
+    failure: Failure | None = None
+    """Which rank failed first and why (``status`` only: :func:`with_failure`)."""
 
     @property
     def explained(self) -> Reason | None:
@@ -115,6 +118,7 @@ class JobStatus:
             "origins": dict(m.origins),
             "more_origins": m.more_origins,
             "image": m.image,
+            "failure": None if self.failure is None else self.failure.model_dump(mode="json"),
         }
 
 
@@ -136,9 +140,9 @@ def backend(launcher: str) -> Launcher:
     return LAUNCHERS[launcher]
 
 
-def statuses(manifests: list[Manifest]) -> list[JobStatus]:
+def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobStatus]:
     """Each job's status, in the order given; one query per launcher; each job directory's
-    files read once."""
+    files read once. With ``failures``, a failed job's says why (:func:`with_failure`)."""
     from automodel_launch.jobs.driven import driven, queued_status
 
     by_launcher: dict[str, list[Manifest]] = {}
@@ -158,7 +162,25 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
         with each_read_once():
             for status in backend(launcher).statuses(group):
                 found[status.manifest.id] = _with_job_dir_notes(status)
-    return [found[m.id] for m in manifests]
+    shown = [found[m.id] for m in manifests]
+    return [with_failure(s) for s in shown] if failures else shown
+
+
+def with_failure(status: JobStatus) -> JobStatus:
+    """``status`` with its failure diagnosed (:mod:`automodel_launch.jobs.failure`). A job
+    Slurm no longer knows that left exit status 143 and was stopped for its time limit
+    is TIMEOUT, as Slurm said while it knew it."""
+    from dataclasses import replace
+
+    from automodel_launch.jobs.failure import diagnose
+
+    failure = diagnose(status)
+    if failure is None:
+        return status
+    state = status.state
+    if state == "FAILED" and status.scheduler_state is None and failure.cause == "time-limit":
+        state = "TIMEOUT"
+    return replace(status, state=state, failure=failure)
 
 
 def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:

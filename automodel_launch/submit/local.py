@@ -24,6 +24,7 @@ from automodel_launch.layout import (
     LOCAL_LOG,
     LOCAL_SCRIPT,
     RANK_LOGS,
+    agent_error_file,
     staging,
 )
 from automodel_launch.submit import SubmitError, Submitted
@@ -49,7 +50,10 @@ def run_local(
     job_dir: Path, script: str = LOCAL_SCRIPT, started: Started | None = None
 ) -> Submitted:
     try:
-        process = subprocess.Popen(["bash", script], cwd=job_dir, start_new_session=True)
+        process = subprocess.Popen(
+            ["bash", script], cwd=job_dir, env={**os.environ, **error_file(job_dir)},
+            start_new_session=True,
+        )  # fmt: skip
     except OSError as exc:
         raise SubmitError(f"cannot run {job_dir / script}: {exc}") from None
     if started is not None:
@@ -99,7 +103,17 @@ def rank_tags(job_dir: Path) -> dict[str, str]:
         "PET_TEE": "3",
         "PET_LOG_DIR": str(job_dir / RANK_LOGS),
         "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
+        **error_file(job_dir),
     }
+
+
+def error_file(job_dir: Path) -> dict[str, str]:
+    """Where torchrun's agent (or a single process decorated with ``@record``) records the
+    first failure (``status`` reads it); its folder is made here, torch does not."""
+    path = job_dir / agent_error_file("0")
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(exist_ok=True)
+    return {"TORCHELASTIC_ERROR_FILE": str(path)}
 
 
 def _details(pid: int, *, detached: bool) -> dict[str, Any]:

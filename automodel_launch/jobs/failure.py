@@ -1,0 +1,314 @@
+"""Why a job failed: which rank failed first, its exit code, the cause, what to change.
+
+For a FAILED, TIMEOUT or PREEMPTED job (Slurm's NODE_FAIL and OUT_OF_MEMORY are FAILED),
+in this order: the scheduler's own state (a time limit, a preemption, a node failure,
+the host's OOM killer); what torchrun reported and torch's error files say about the
+ranks (:mod:`automodel_launch.jobs.failure_sources`), the first failed rank being the
+earliest that was not stopped because another had failed; then the failing rank's
+traceback and log lines, matched against :data:`PATTERNS`. docs/jobs.md has the table.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from automodel_launch.jobs.failure_sources import (
+    Recorded,
+    TorchErrorFile,
+    error_files,
+    local_time,
+    log_lines,
+    rank_exits,
+    run_folders,
+)
+from automodel_launch.layout import ERROR_FILES
+from automodel_launch.secrets import display
+
+if TYPE_CHECKING:
+    from automodel_launch.jobs.status import JobStatus
+
+Cause = Literal[
+    "oom-gpu", "oom-host", "nccl", "time-limit", "preempted", "node-failure",
+    "import-error", "config-error", "exit-code", "unknown",
+]  # fmt: skip
+TAIL_LINES = 20
+"""The failing rank's last lines shown."""
+MAX_LINE = 400
+DIAGNOSED = frozenset({"FAILED", "TIMEOUT", "PREEMPTED"})
+
+
+class Failure(BaseModel):
+    """The ``failure`` object of ``status --format json`` (docs/json-output.md)."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+    rank: Annotated[int, Field(ge=0, le=10_000_000)] | None
+    exit_code: Annotated[int, Field(ge=0, le=255)] | None
+    signal: Annotated[str, StringConstraints(pattern=r"^SIG[A-Z0-9+-]{1,12}$")] | None
+    cause: Cause
+    summary: Annotated[str, StringConstraints(max_length=1000)]
+    log_tail: Annotated[
+        list[Annotated[str, StringConstraints(max_length=MAX_LINE + 3)]],
+        Field(max_length=TAIL_LINES),
+    ]
+
+
+STATE_CAUSES: dict[str, Cause] = {
+    "TIMEOUT": "time-limit",
+    "DEADLINE": "time-limit",
+    "PREEMPTED": "preempted",
+    "NODE_FAIL": "node-failure",
+    "BOOT_FAIL": "node-failure",
+    "OUT_OF_MEMORY": "oom-host",
+}
+"""Slurm's state of the job, when it says why."""
+_KILLED = r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT \S+ DUE TO "
+JOB_MARKS: tuple[tuple[Cause, re.Pattern[str]], ...] = (
+    ("time-limit", re.compile(_KILLED + "TIME LIMIT")),
+    ("preempted", re.compile(_KILLED + "PREEMPTION")),
+    ("node-failure", re.compile(_KILLED + "NODE FAILURE")),
+    ("oom-host", re.compile(r"oom[-_]kill|Out of memory: Kill|OOM Killed", re.IGNORECASE)),
+)
+"""What Slurm (slurmstepd) writes in the job's log when it stops the job, whichever rank."""
+PATTERNS: tuple[tuple[Cause, re.Pattern[str]], ...] = (
+    ("oom-gpu", re.compile(
+        r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory"
+        r"|CUBLAS_STATUS_ALLOC_FAILED")),
+    ("oom-host", re.compile(r"\bMemoryError\b|Cannot allocate memory")),
+    ("nccl", re.compile(
+        r"\bNCCL (?:error|timeout|WARN)|nccl\w*Error\b|Watchdog caught collective operation "
+        r"timeout|NCCL communicator|ProcessGroupNCCL.{0,80}(?:[Tt]imeout|abort)")),
+    ("import-error", re.compile(r"\b(?:ModuleNotFoundError|ImportError)\b")),
+    ("config-error", re.compile(
+        r'File "[^"]*/(?:recipes|components/config)/[^"]*", line \d+, in '
+        r"(?:setup|instantiate|_?build\w*)\b")),
+)  # fmt: skip
+"""What the failing rank's traceback and last lines say, first match wins."""
+COLLATERAL = re.compile(
+    r"Connection closed by peer|Connection reset by peer|Broken pipe|SignalException"
+    r"|remote process exited|got signal: 15"
+)
+"""A rank that failed because another had: its peer went away, or torchrun stopped it."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    rank: int | None
+    code: int | None
+    """torch's exit code: negative when a signal ended the rank."""
+    time: str
+    root: bool = False
+    error: TorchErrorFile | None = None
+
+
+def diagnose(status: JobStatus) -> Failure | None:
+    """The failure of a failed job; None for a job that did not fail."""
+    if status.state not in DIAGNOSED:
+        return None
+    job_dir = Path(status.manifest.job_dir)
+    lines = log_lines(job_dir, name) if (name := _log_name(status)) else []
+    recorded = error_files(job_dir)
+    first = first_failure(lines, recorded, single_node=len(run_folders(job_dir)) <= 1)
+    own = _rank_lines(lines, first.rank) if first is not None else []
+    cause, whole_job = cause_of(status, lines, first, own, recorded)
+    code, signal_name = _exit(first, status.exit_code)
+    tail = own or [line for line in lines if line.strip()]
+    if not tail and first is not None and first.error is not None:
+        tail = first.error.callstack.splitlines()
+    return Failure(
+        rank=None if first is None else first.rank,
+        exit_code=code,
+        signal=signal_name,
+        cause=cause,
+        summary=summary(cause, None if first is None or whole_job else first.rank, code,
+                        signal_name, status.time_limit),
+        log_tail=[_line(line) for line in tail[-TAIL_LINES:]],
+    )  # fmt: skip
+
+
+def first_failure(
+    lines: list[str], recorded: list[Recorded], *, single_node: bool
+) -> _Candidate | None:
+    """The rank that failed first and not because another had: torchrun's reports, each
+    with the rank's error file; without a report, the error files themselves."""
+    by_path = {r.path: r.error for r in recorded if r.local_rank is not None}
+    candidates = [
+        _Candidate(e.rank, e.exit_code, e.time, e.root, _matching(e.error_file, by_path))
+        for e in rank_exits(lines)
+    ]
+    if not candidates:
+        agents = [r.error for r in recorded if r.path.startswith(ERROR_FILES + "/")]
+        for r in recorded:
+            seconds = r.error.seconds
+            when = "" if seconds is None else local_time(seconds)
+            if r.local_rank is not None:
+                rank = r.local_rank if single_node else None
+                candidates.append(_Candidate(rank, _agent_code(r.error, agents), when, True,
+                                             r.error))  # fmt: skip
+            elif not any(c.error is not None and _same(c.error, r.error) for c in candidates):
+                candidates.append(_Candidate(None, r.error.error_code, when, True, r.error))
+    if not candidates:
+        return None
+
+    def order(c: _Candidate) -> tuple[bool, str, bool, int]:
+        return (_collateral(c, lines), c.time, not c.root, -1 if c.rank is None else c.rank)
+
+    return min(candidates, key=order)
+
+
+def _matching(path: str, by_path: dict[str, TorchErrorFile]) -> TorchErrorFile | None:
+    for relative, error in by_path.items():
+        if path == relative or path.endswith("/" + relative):
+            return error
+    return None
+
+
+def _same(a: TorchErrorFile, b: TorchErrorFile) -> bool:
+    return a.text == b.text and a.seconds == b.seconds
+
+
+def _agent_code(error: TorchErrorFile, agents: list[TorchErrorFile]) -> int | None:
+    """The exit code the agent recorded in its copy of this rank's error file."""
+    return next((a.error_code for a in agents if _same(a, error)), None)
+
+
+def _collateral(candidate: _Candidate, lines: list[str]) -> bool:
+    if candidate.code in (-signal.SIGTERM, 128 + signal.SIGTERM):
+        return True
+    return COLLATERAL.search("\n".join(_texts(candidate, lines))) is not None
+
+
+def _texts(candidate: _Candidate, lines: list[str]) -> list[str]:
+    said = []
+    if candidate.error is not None:
+        said += [candidate.error.text, candidate.error.callstack]
+    if candidate.rank is not None:
+        said += _rank_lines(lines, candidate.rank)[-200:]
+    return said
+
+
+def cause_of(
+    status: JobStatus,
+    lines: list[str],
+    first: _Candidate | None,
+    own: list[str],
+    recorded: list[Recorded],
+) -> tuple[Cause, bool]:
+    """The cause, and whether it is the whole job's: the scheduler's state, then what
+    Slurm wrote in the log; else the failing rank's own words (every rank's, when none is
+    known to have failed first)."""
+    if status.scheduler_state in STATE_CAUSES:
+        return STATE_CAUSES[status.scheduler_state], True
+    if status.state == "TIMEOUT":
+        return "time-limit", True
+    if status.state == "PREEMPTED":
+        return "preempted", True
+    log = "\n".join(lines)
+    for cause, pattern in JOB_MARKS:
+        if pattern.search(log):
+            return cause, True
+    if first is not None and first.rank is not None:
+        said = "\n".join([*_texts(first, lines), *own])
+    else:
+        said = "\n".join([log, *(t for r in recorded for t in (r.error.text, r.error.callstack))])
+    for cause, pattern in PATTERNS:
+        if pattern.search(said):
+            return cause, False
+    code = first.code if first is not None and first.code is not None else status.exit_code
+    return ("exit-code" if code else "unknown"), False
+
+
+_FIX: dict[Cause, str] = {
+    "oom-gpu": "ran out of GPU memory: lower `local_batch_size`, turn on activation "
+    "checkpointing, or spread the model over more nodes (`slurm.nodes`)",
+    "oom-host": "ran out of host memory and was killed: ask for more (`slurm.mem`), or use "
+    "fewer dataloader workers or a smaller batch",
+    "nccl": "failed in NCCL (a collective failed or timed out): look for a rank that died "
+    'or hung first and at the nodes\' network; `NCCL_DEBUG: "INFO"` in `env_vars` says more',
+    "time-limit": "ran past its time limit{limit}: raise `slurm.time`, or checkpoint more "
+    "often and resume",
+    "preempted": "was preempted by the scheduler: submit it again, or let Slurm requeue it "
+    "(`slurm.requeue: true`)",
+    "node-failure": "lost a node: submit it again; if it happens again, leave the node out "
+    "(`slurm.sbatch_args: [--exclude=NODE]`)",
+    "import-error": "could not import a module: install it where the job runs "
+    "(`slurm.container_image`, `slurm.setup`) or put its code on the path (`slurm.repo_root`)",
+    "config-error": "failed while building the recipe from the config: fix the value its last "
+    "lines name (`automodel-launch validate CONFIG` checks the recipe's fields)",
+    "exit-code": "exited with code {code}: its last lines say why",
+    "unknown": "failed, and its files do not say why: look at the whole log "
+    "(`automodel-launch logs JOB`)",
+}
+
+
+def summary(
+    cause: Cause, rank: int | None, code: int | None, signal_name: str | None, limit: str | None
+) -> str:
+    """One sentence: who, what happened, what to change."""
+    who = f"Rank {rank}" if rank is not None else "The job"
+    how = f"{code} ({signal_name})" if signal_name else str(code)
+    text = _FIX[cause].format(limit=f" ({limit})" if limit else "", code=how)
+    return display(_valid(f"{who} {text}."))
+
+
+def _valid(text: str) -> str:
+    """Text that encodes: a lone surrogate (an error file's ``\\udc80``) becomes ``?``."""
+    return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+def _exit(first: _Candidate | None, job_code: int | None) -> tuple[int | None, str | None]:
+    """The failing rank's exit code (the job's when no rank is known) and the signal that
+    ended it: torch says -N for signal N, a shell 128+N."""
+    code = first.code if first is not None and first.code is not None else job_code
+    if code is None:
+        return None, None
+    if code < 0:
+        return 128 - code, _signal_name(-code)
+    return code, _signal_name(code - 128) if code > 128 else None
+
+
+def _signal_name(number: int) -> str | None:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return None
+
+
+def _rank_lines(lines: list[str], rank: int | None) -> list[str]:
+    if rank is None:
+        return []
+    tag = f"[rank{rank}]:"
+    return [_untagged(line[len(tag) :], tag) for line in lines if line.startswith(tag)]
+
+
+def _untagged(line: str, tag: str) -> str:
+    """torch tags a rank's traceback ``[rankN]:`` itself: the line without both tags."""
+    return line[len(tag) :].removeprefix(" ") if line.startswith(tag) else line
+
+
+def _log_name(status: JobStatus) -> str | None:
+    """The job's log when it is a file of its job directory (a SkyPilot log is remote)."""
+    if not status.log_path:
+        return None
+    path = Path(status.log_path)
+    return path.name if path.parent == Path(status.manifest.job_dir) else None
+
+
+def _line(text: str) -> str:
+    shown = display(_valid(text.rstrip()))
+    return shown if len(shown) <= MAX_LINE else shown[:MAX_LINE] + "..."
+
+
+def failure_lines(failure: Failure) -> list[str]:
+    """The text view: the sentence, then the failing rank's last lines."""
+    whose = "the job" if failure.rank is None else f"rank {failure.rank}"
+    lines = [f"failure    {failure.cause}: {failure.summary}"]
+    if failure.log_tail:
+        lines.append(f"last lines of {whose}:")
+        lines += [f"  {line}" for line in failure.log_tail]
+    return lines

@@ -1,0 +1,361 @@
+"""Failure diagnosis from what failed jobs leave in their directories.
+
+``captured/failure/{exit,oom}`` are what torchrun 2.13 left on 2 CPU ranks running
+``tests/integration/harness/failing_rank.py`` (decorated with ``@record``) with the
+variables our scripts set: the log (``out.log``, torchrun's output with every rank's
+tagged lines), each rank's ``torchrun/RUN/attempt_0/N/`` and the agent's
+``errors/node0.json``. In ``exit``, rank 1 exits 3 while rank 0 waits in an all_reduce;
+torch's own report names rank 0 (stopped with SIGTERM after rank 1 left) as the root cause.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from automodel_launch.jobs import failure_sources
+from automodel_launch.jobs.failure import Failure, diagnose
+from automodel_launch.jobs.manifest import Manifest, new_manifest
+from automodel_launch.jobs.status import JobStatus, with_failure
+from automodel_launch.jobs.view import status_lines
+
+CAPTURED = Path(__file__).parent / "captured" / "failure"
+LOG = "job_12.out"
+
+
+def job(tmp_path: Path, captured: str | None = None, **details: Any) -> Manifest:
+    job_dir = tmp_path / "job"
+    if captured is not None:
+        shutil.copytree(CAPTURED / captured, job_dir)
+        (job_dir / "out.log").rename(job_dir / LOG)
+    else:
+        job_dir.mkdir()
+    (tmp_path / "job.yaml").write_text("slurm: {}\n")
+    manifest = new_manifest(
+        name="job", launcher="slurm", job_dir=job_dir, config=tmp_path / "job.yaml", argv=[],
+        artifacts=[], environ={}, details=details or None,
+    )  # fmt: skip
+    return manifest.model_copy(update={"scheduler_id": "12"})
+
+
+def failed(manifest: Manifest, state: str = "FAILED", scheduler: str | None = "FAILED",
+           code: int | None = 1, log: bool = True) -> JobStatus:  # fmt: skip
+    log_path = str(Path(manifest.job_dir) / LOG) if log else None
+    return JobStatus(manifest, state, scheduler_state=scheduler, exit_code=code,  # type: ignore[arg-type]
+                     log_path=log_path)  # fmt: skip
+
+
+def write_log(manifest: Manifest, text: str) -> None:
+    (Path(manifest.job_dir) / LOG).write_text(text)
+
+
+def test_the_rank_that_exited_first_not_the_one_stopped_after_it(tmp_path: Path) -> None:
+    status = with_failure(failed(job(tmp_path, "exit")))
+    assert status.failure == Failure(
+        rank=1, exit_code=3, signal=None, cause="exit-code",
+        summary="Rank 1 exited with code 3: its last lines say why.",
+        log_tail=["rank 1 gives up"],
+    )  # fmt: skip
+    assert status.to_json()["failure"] == {
+        "rank": 1, "exit_code": 3, "signal": None, "cause": "exit-code",
+        "summary": "Rank 1 exited with code 3: its last lines say why.",
+        "log_tail": ["rank 1 gives up"],
+    }  # fmt: skip
+    assert status_lines(status)[-3:] == [
+        "failure    exit-code: Rank 1 exited with code 3: its last lines say why.",
+        "last lines of rank 1:",
+        "  rank 1 gives up",
+    ]
+
+
+def test_cuda_out_of_memory_names_the_fields_to_change(tmp_path: Path) -> None:
+    shown = diagnose(failed(job(tmp_path, "oom")))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.signal, shown.cause) == (0, 1, None, "oom-gpu")
+    assert shown.summary == (
+        "Rank 0 ran out of GPU memory: lower `local_batch_size`, turn on activation "
+        "checkpointing, or spread the model over more nodes (`slurm.nodes`)."
+    )
+    assert shown.log_tail[-1] == (
+        "RuntimeError: CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 79.15 GiB "
+        "total capacity; 70.02 GiB already allocated; 1.56 GiB free)"
+    )
+    assert shown.log_tail[0] == "rank 0 allocates"
+
+
+def test_without_a_log_the_error_files_say_it(tmp_path: Path) -> None:
+    """A foreground run's output went to the terminal: torch's files are what is left;
+    the rank's exit code is the one its agent recorded in its copy."""
+    manifest = job(tmp_path, "oom")
+    shown = diagnose(failed(manifest, log=False, code=None))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause) == (0, 1, "oom-gpu")
+    assert shown.log_tail[0] == "Traceback (most recent call last):"
+    assert shown.log_tail[-1].startswith("RuntimeError: CUDA out of memory. Tried to allocate")
+
+
+def test_only_the_agents_file(tmp_path: Path) -> None:
+    manifest = job(tmp_path, "oom")
+    shutil.rmtree(Path(manifest.job_dir) / "torchrun")
+    shown = diagnose(failed(manifest, log=False, code=None))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause) == (None, 1, "oom-gpu")
+    assert shown.summary.startswith("The job ran out of GPU memory")
+
+
+REPORT = """\
+Root Cause (first observed failure):
+[0]:
+  time      : {time}
+  host      : {node}
+  rank      : {rank} (local_rank: 0)
+  exitcode  : {code} (pid: 4242){sig}
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+============================================================
+"""
+
+
+def test_two_nodes_the_earliest_report_that_is_no_collateral(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    for run in ("a_1", "b_2"):
+        (Path(manifest.job_dir) / "torchrun" / run / "attempt_0" / "0").mkdir(parents=True)
+    write_log(manifest, "".join([
+        "[rank2]:step 1\n[rank2]:step 2 done\n",
+        REPORT.format(time="2026-12-02_04:00:01", node="node1", rank=0, code=-15,
+                      sig="  (SIGTERM)"),
+        REPORT.format(time="2026-12-02_04:00:02", node="node2", rank=2, code=7, sig=""),
+        REPORT.format(time="2026-12-02_04:00:09", node="node3", rank=4, code=-9,
+                      sig="  (SIGKILL)"),
+    ]))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.signal, shown.cause) == (2, 7, None, "exit-code")
+    assert shown.log_tail == ["step 1", "step 2 done"]
+
+
+def test_a_rank_killed_by_a_signal(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, REPORT.format(time="2026-12-02_04:00:09", node="n", rank=3, code=-9,
+                                      sig="  (SIGKILL)"))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.signal, shown.cause) == (3, 137, "SIGKILL",
+                                                                        "exit-code")  # fmt: skip
+    assert shown.summary == "Rank 3 exited with code 137 (SIGKILL): its last lines say why."
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "state", "cause", "start"),
+    [
+        ("TIMEOUT", "TIMEOUT", "time-limit",
+         "The job ran past its time limit (0:01:00): raise `slurm.time`"),
+        ("PREEMPTED", "PREEMPTED", "preempted", "The job was preempted by the scheduler"),
+        ("NODE_FAIL", "FAILED", "node-failure", "The job lost a node: submit it again"),
+        ("OUT_OF_MEMORY", "FAILED", "oom-host", "The job ran out of host memory"),
+    ],
+)  # fmt: skip
+def test_what_slurm_says_comes_first(
+    tmp_path: Path, scheduler: str, state: str, cause: str, start: str
+) -> None:
+    manifest = job(tmp_path, "oom")  # the log says CUDA: Slurm's word wins
+    status = replace(failed(manifest, state, scheduler, 143), time_limit="0:01:00")
+    shown = diagnose(status)
+    assert shown is not None
+    assert shown.cause == cause
+    assert shown.summary.startswith(start)
+    assert shown.rank == 0  # the rank is still the one that failed first
+
+
+def test_a_timeout_slurm_has_forgotten(tmp_path: Path) -> None:
+    """No accounting, past MinJobAge: the job left exit status 143 and Slurm's line in its
+    log; its manifest has the limit it was given."""
+    from automodel_launch.jobs.slurm import from_job_dir
+
+    manifest = job(tmp_path, time="00:01:00")
+    job_dir = Path(manifest.job_dir)
+    (job_dir / "exit_code").write_text("143\n")
+    write_log(manifest, "[rank0]:rank 0 sleeps\nslurmstepd: error: *** JOB 12 ON node1 "
+              "CANCELLED AT 2026-12-02T04:01:05 DUE TO TIME LIMIT ***\n")  # fmt: skip
+    before = from_job_dir(manifest, None)
+    assert (before.state, before.exit_code) == ("FAILED", 143)
+    status = with_failure(before)
+    assert status.state == "TIMEOUT"
+    assert status.failure is not None
+    assert status.failure.model_dump() == {
+        "rank": None, "exit_code": 143, "signal": "SIGTERM", "cause": "time-limit",
+        "summary": "The job ran past its time limit (00:01:00): raise `slurm.time`, or "
+                   "checkpoint more often and resume.",
+        "log_tail": ["[rank0]:rank 0 sleeps", "slurmstepd: error: *** JOB 12 ON node1 "
+                     "CANCELLED AT 2026-12-02T04:01:05 DUE TO TIME LIMIT ***"],
+    }  # fmt: skip
+
+
+NCCL = "[rank1]:torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970"
+WATCHDOG = ("[rank1]:[E1202 04:00:00 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)")  # fmt: skip
+CONFIG_TRACE = (
+    '[rank1]:  File "/opt/Automodel/nemo_automodel/recipes/llm/train_ft.py", line 812, in '
+    "setup\n"
+    '[rank1]:  File "/opt/Automodel/nemo_automodel/components/config/loader.py", line 120, '
+    "in instantiate\n[rank1]:TypeError: __init__() got an unexpected keyword argument 'lr'"
+)
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        (NCCL, "nccl"),
+        (WATCHDOG, "nccl"),
+        ("[rank1]:ModuleNotFoundError: No module named 'nemo_automodel'", "import-error"),
+        ("[rank1]:ImportError: cannot import name 'x' from 'y'", "import-error"),
+        (CONFIG_TRACE, "config-error"),
+        ("[rank1]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB",
+         "oom-gpu"),
+        ("slurmstepd: error: Detected 1 oom_kill event in StepId=12.0. Some of the step "
+         "tasks have been OOM Killed.", "oom-host"),
+        ("[rank1]:MemoryError", "oom-host"),
+        ("slurmstepd: error: *** STEP 12.0 ON node2 CANCELLED AT 2026-12-02T04:00:00 DUE TO "
+         "PREEMPTION ***", "preempted"),
+        ("slurmstepd: error: *** JOB 12 ON node2 CANCELLED AT 2026-12-02T04:00:00 DUE TO "
+         "NODE FAILURE ***", "node-failure"),
+        ("[rank1]:ValueError: something else", "exit-code"),
+    ],
+)  # fmt: skip
+def test_log_patterns(tmp_path: Path, log: str, cause: str) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, log + "\n")
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert (shown.rank, shown.cause) == (None, cause)
+    assert shown.log_tail == log.splitlines()
+
+
+def test_the_failing_ranks_words_not_another_ranks(tmp_path: Path) -> None:
+    """Rank 0 died of an import error; rank 1 then timed out in NCCL: import-error."""
+    manifest = job(tmp_path)
+    write_log(manifest, "\n".join([
+        "[rank0]:ModuleNotFoundError: No module named 'flash_attn'", WATCHDOG,
+        REPORT.format(time="2026-12-02_04:00:01", node="n1", rank=0, code=1, sig=""),
+        REPORT.format(time="2026-12-02_04:10:01", node="n2", rank=1, code=-6, sig=" (SIGABRT)"),
+    ]))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause) == (0, 1, "import-error")
+    assert shown.summary.startswith("Rank 0 could not import a module: install it")
+
+
+def test_nothing_to_go_by(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    shown = diagnose(failed(manifest, code=None))
+    assert shown == Failure(
+        rank=None, exit_code=None, signal=None, cause="unknown",
+        summary="The job failed, and its files do not say why: look at the whole log "
+                "(`automodel-launch logs JOB`).",
+        log_tail=[],
+    )  # fmt: skip
+    coded = diagnose(failed(manifest, code=2))
+    assert coded is not None and (coded.cause, coded.exit_code) == ("exit-code", 2)
+
+
+@pytest.mark.parametrize("state", ["COMPLETED", "RUNNING", "PENDING", "CANCELLED", "UNKNOWN"])
+def test_only_failed_jobs(tmp_path: Path, state: str) -> None:
+    status = failed(job(tmp_path, "exit"), state, state, 0)
+    assert diagnose(status) is None
+    assert with_failure(status) is status
+    assert status.to_json()["failure"] is None
+
+
+def test_the_log_tail_is_bounded(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, "".join(f"[rank0]:line {i} " + "x" * 2000 + "\n" for i in range(500)))
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert len(shown.log_tail) == 20
+    assert shown.log_tail[0].startswith("[rank0]:line 480 x")
+    assert all(len(line) <= 403 for line in shown.log_tail)
+
+
+# ------------------------------------------------------------------ hostile files
+def rank_file(manifest: Manifest, local: str = "0") -> Path:
+    folder = Path(manifest.job_dir) / "torchrun" / "r_1" / "attempt_0" / local
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "error.json"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{" * 200_000,
+        b"[" * 100 + b"]" * 100,
+        b'{"message": {"message": 7}}',
+        b'{"message": {"message": "x", "extraInfo": {"timestamp": "-1"}}}',
+        b'{"message": {"message": "x", "errorCode": 100000}}',
+        b"\xff\xfe garbage",
+        b'{"message": "x", "timestamp": 1e999}',
+        b"",
+    ],
+)
+def test_garbled_error_files_are_left_out(tmp_path: Path, content: bytes) -> None:
+    manifest = job(tmp_path)
+    rank_file(manifest).write_bytes(content)
+    assert failure_sources.error_files(Path(manifest.job_dir)) == []
+    shown = diagnose(failed(manifest, code=None))
+    assert shown is not None and shown.cause == "unknown"
+
+
+def test_a_huge_error_file_is_not_read(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    big = {"message": {"message": "CUDA out of memory" + "x" * (1 << 20)}}
+    rank_file(manifest).write_text(json.dumps(big))
+    shown = diagnose(failed(manifest, code=None))
+    assert shown is not None and shown.cause == "unknown"
+
+
+def test_fifos_and_links_are_not_read(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    os.mkfifo(rank_file(manifest, "0"))
+    secret = tmp_path / "elsewhere.json"
+    secret.write_text('{"message": "CUDA out of memory"}')
+    rank_file(manifest, "1").symlink_to(secret)
+    (Path(manifest.job_dir) / "errors").mkdir()
+    (Path(manifest.job_dir) / "errors" / "node0.json").symlink_to(secret)
+    os.mkfifo(Path(manifest.job_dir) / LOG)
+    (Path(manifest.job_dir) / "torchrun" / "r_2").symlink_to(Path(manifest.job_dir) / "torchrun"
+                                                             / "r_1")  # fmt: skip
+    shown = diagnose(failed(manifest, code=None))
+    assert shown is not None
+    assert (shown.cause, shown.log_tail) == ("unknown", [])
+
+
+def test_no_token_and_no_lone_surrogate_in_what_is_shown(tmp_path: Path) -> None:
+    from tests.hostile.tokens import KINDS, make
+
+    manifest = job(tmp_path)
+    tokens = [make(kind, 20) for kind in KINDS]
+    shaped = [t for t in tokens if not t.needs_key_name]
+    write_log(manifest, "".join(
+        f"[rank0]:export HF_TOKEN={t.value}\n" if t.needs_key_name else f"[rank0]:got {t.value}\n"
+        for t in tokens
+    ))  # fmt: skip
+    rank_file(manifest).write_text(json.dumps({"message": {
+        "message": "RuntimeError: \udc80 " + shaped[0].value,
+        "extraInfo": {"py_callstack": "Traceback\n\udc80" + shaped[1].value, "timestamp": "1"},
+    }}))  # fmt: skip
+    status = with_failure(failed(manifest))
+    shown = json.dumps(status.to_json()) + "\n".join(status_lines(status))
+    for token in tokens:
+        assert token.middle not in shown, token.kind
+    assert status.failure is not None
+    assert len(status.failure.log_tail) == min(20, len(tokens))
+    "\n".join(status_lines(status)).encode("utf-8")
+    no_log = with_failure(failed(manifest, log=False))
+    assert no_log.failure is not None and no_log.failure.log_tail == ["Traceback", "?***"]
+    shown = json.dumps(no_log.to_json()) + "\n".join(status_lines(no_log))
+    assert shaped[1].middle not in shown
