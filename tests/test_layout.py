@@ -37,7 +37,8 @@ def test_a_points_sweep_directory() -> None:
 def test_the_scripts_use_the_names() -> None:
     assert 'PET_LOG_DIR="$JOB_DIR/torchrun"' in RANK_PREFIX
     assert '"$JOB_DIR/exit_code.tmp" "$JOB_DIR/exit_code"' in RECORD_EXIT
-    assert 'TORCHELASTIC_ERROR_FILE=\\"\\$JOB_DIR/errors/node\\$SLURM_NODEID.json' in PER_NODE_ADDRESS
+    error_file = 'TORCHELASTIC_ERROR_FILE=\\"\\$JOB_DIR/errors/node\\$SLURM_NODEID.json'
+    assert error_file in PER_NODE_ADDRESS
 
 
 def test_the_layout_imports_nothing_of_the_project() -> None:

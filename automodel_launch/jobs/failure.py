@@ -215,7 +215,8 @@ def cause_of(
     if first is not None and first.rank is not None:
         said = "\n".join([*_texts(first, lines), *own])
     else:
-        said = "\n".join([log, *(t for r in recorded for t in (r.error.text, r.error.callstack))])
+        errors = (t for r in recorded for t in (r.error.text, r.error.callstack))
+        said = "\n".join([status.reason or "", log, *errors])  # SkyPilot's failure reason
     for cause, pattern in PATTERNS:
         if pattern.search(said):
             return cause, False

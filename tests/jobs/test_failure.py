@@ -359,3 +359,36 @@ def test_no_token_and_no_lone_surrogate_in_what_is_shown(tmp_path: Path) -> None
     assert no_log.failure is not None and no_log.failure.log_tail == ["Traceback", "?***"]
     shown = json.dumps(no_log.to_json()) + "\n".join(status_lines(no_log))
     assert shaped[1].middle not in shown
+
+
+# ------------------------------------------------------------------ other launchers
+def test_a_detached_local_run(tmp_path: Path) -> None:
+    """``submit --detach`` on this node: the log is ``output.log``, the status is read by
+    the local backend from the run's ``exit_code``; ``status`` diagnoses it."""
+    from automodel_launch import api
+
+    manifest = job(tmp_path, "exit")
+    job_dir = Path(manifest.job_dir)
+    (job_dir / LOG).rename(job_dir / "output.log")
+    (job_dir / "exit_code").write_text("1\n")
+    local = manifest.model_copy(update={
+        "launcher": "interactive", "scheduler_id": "4242",
+        "details": {"pid": 4242, "detached": True, "started_at": 1.0},
+    })  # fmt: skip
+    status = api.status(local)
+    assert (status.state, status.exit_code) == ("FAILED", 1)
+    assert status.failure is not None
+    assert (status.failure.rank, status.failure.exit_code) == (1, 3)
+    assert status.failure.log_tail == ["rank 1 gives up"]
+
+
+def test_a_skypilot_job_goes_by_its_failure_reason(tmp_path: Path) -> None:
+    manifest = job(tmp_path).model_copy(update={"launcher": "skypilot", "scheduler_id": "3"})
+    reason = "Job failed: ModuleNotFoundError: No module named 'flash_attn'"
+    status = JobStatus(manifest, "FAILED", scheduler_state="FAILED", reason=reason,
+                       log_path="~/sky_logs/x.log")  # fmt: skip
+    shown = diagnose(status)
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause, shown.log_tail) == (
+        None, None, "import-error", []
+    )  # fmt: skip
