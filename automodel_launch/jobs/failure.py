@@ -27,10 +27,12 @@ from automodel_launch.jobs.failure_sources import (
     rank_exits,
     run_folders,
 )
-from automodel_launch.layout import ERROR_FILES
+from automodel_launch.jobs.slurm_output import iso_time
+from automodel_launch.layout import ERROR_FILES, EXIT_CODE
 from automodel_launch.secrets import display
 
 if TYPE_CHECKING:
+    from automodel_launch.jobs.states import State
     from automodel_launch.jobs.status import JobStatus
 
 Cause = Literal[
@@ -67,7 +69,7 @@ STATE_CAUSES: dict[str, Cause] = {
     "OUT_OF_MEMORY": "oom-host",
 }
 """Slurm's state of the job, when it says why."""
-_KILLED = r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT \S+ DUE TO "
+_KILLED = r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT (\S+) DUE TO "
 JOB_MARKS: tuple[tuple[Cause, re.Pattern[str]], ...] = (
     ("time-limit", re.compile(_KILLED + "TIME LIMIT")),
     ("preempted", re.compile(_KILLED + "PREEMPTION")),
@@ -129,6 +131,54 @@ def diagnose(status: JobStatus) -> Failure | None:
                         signal_name, status.time_limit),
         log_tail=[_line(line) for line in tail[-TAIL_LINES:]],
     )  # fmt: skip
+
+
+STOPPED: dict[Cause, State] = {
+    "time-limit": "TIMEOUT", "preempted": "PREEMPTED", "node-failure": "FAILED",
+}  # fmt: skip
+"""The state of a job Slurm stopped, as Slurm showed it while it knew the job."""
+AFTER_STOP_SECONDS = (-120, 300)
+"""The job's ``exit_code`` is the end Slurm's stop made when written this soon after it
+(KillWait, a clock apart); later, the job ran again (requeued) and ended otherwise."""
+
+
+def stopped_by_scheduler(status: JobStatus) -> State | None:
+    """The state of a job the scheduler no longer knows, when its log says Slurm stopped
+    it (its time limit, a preemption, a node failure) and nothing ended it after that:
+    the exit status the job left may be that of the signal, or 0."""
+    name = _log_name(status)
+    if status.scheduler_state is not None or name is None:
+        return None
+    cause = _stop(status, log_lines(Path(status.manifest.job_dir), name))
+    return None if cause is None else STOPPED[cause]
+
+
+def _stop(status: JobStatus, lines: list[str]) -> Cause | None:
+    """Slurm's last stop of the job in its log, when the job's ``exit_code`` (if any) was
+    written at that stop, not at a later run's end."""
+    last: tuple[Cause, str] | None = None
+    for line in lines:
+        for cause, pattern in JOB_MARKS[:3]:
+            match = pattern.search(line)
+            if match is not None:
+                last = (cause, match.group(1))
+    if last is None:
+        return None
+    cause, when = last
+    ended = _mtime(Path(status.manifest.job_dir) / EXIT_CODE)
+    stopped = iso_time(when)
+    if ended is not None and stopped is not None:
+        low, high = AFTER_STOP_SECONDS
+        if not low <= ended - stopped <= high:
+            return None
+    return cause
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return None
 
 
 def first_failure(
@@ -208,10 +258,12 @@ def cause_of(
         return "time-limit", True
     if status.state == "PREEMPTED":
         return "preempted", True
+    stop = _stop(status, lines) if status.scheduler_state is None else None
+    if stop is not None:
+        return stop, True
     log = "\n".join(lines)
-    for cause, pattern in JOB_MARKS:
-        if pattern.search(log):
-            return cause, True
+    if JOB_MARKS[3][1].search(log):
+        return JOB_MARKS[3][0], True
     if first is not None and first.rank is not None:
         said = "\n".join([*_texts(first, lines), *own])
     else:

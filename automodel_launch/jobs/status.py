@@ -168,19 +168,19 @@ def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobSt
 
 def with_failure(status: JobStatus) -> JobStatus:
     """``status`` with its failure diagnosed (:mod:`automodel_launch.jobs.failure`). A job
-    Slurm no longer knows that left exit status 143 and was stopped for its time limit
-    is TIMEOUT, as Slurm said while it knew it."""
+    the scheduler no longer knows whose log says Slurm stopped it (its time limit...) is
+    shown as Slurm showed it then (TIMEOUT), whatever exit status it left."""
     from dataclasses import replace
 
-    from automodel_launch.jobs.failure import diagnose
+    from automodel_launch.jobs.failure import diagnose, stopped_by_scheduler
 
+    if status.scheduler_state is None and status.state in ("COMPLETED", "FAILED", "UNKNOWN"):
+        stopped = stopped_by_scheduler(status)
+        if stopped is not None:
+            code = status.exit_code or None  # a 0 there is not how it ended
+            status = replace(status, state=stopped, exit_code=code, final=True)
     failure = diagnose(status)
-    if failure is None:
-        return status
-    state = status.state
-    if state == "FAILED" and status.scheduler_state is None and failure.cause == "time-limit":
-        state = "TIMEOUT"
-    return replace(status, state=state, failure=failure)
+    return status if failure is None else replace(status, failure=failure)
 
 
 def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:

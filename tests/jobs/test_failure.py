@@ -173,28 +173,74 @@ def test_what_slurm_says_comes_first(
     assert shown.rank == 0  # the rank is still the one that failed first
 
 
-def test_a_timeout_slurm_has_forgotten(tmp_path: Path) -> None:
-    """No accounting, past MinJobAge: the job left exit status 143 and Slurm's line in its
-    log; its manifest has the limit it was given."""
+STOPPED_LINE = ("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT 2026-12-02T04:01:05 "
+                "DUE TO TIME LIMIT ***")  # fmt: skip
+
+
+def forgotten(tmp_path: Path, code: str | None, after: float) -> JobStatus:
+    """A job Slurm no longer knows (no accounting, past MinJobAge), stopped for its time
+    limit, that left ``code`` in ``exit_code`` ``after`` seconds after Slurm's line."""
     from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.jobs.slurm_output import iso_time
 
     manifest = job(tmp_path, time="00:01:00")
     job_dir = Path(manifest.job_dir)
-    (job_dir / "exit_code").write_text("143\n")
-    write_log(manifest, "[rank0]:rank 0 sleeps\nslurmstepd: error: *** JOB 12 ON node1 "
-              "CANCELLED AT 2026-12-02T04:01:05 DUE TO TIME LIMIT ***\n")  # fmt: skip
-    before = from_job_dir(manifest, None)
-    assert (before.state, before.exit_code) == ("FAILED", 143)
-    status = with_failure(before)
-    assert status.state == "TIMEOUT"
+    write_log(manifest, f"[rank0]:rank 0 sleeps\n{STOPPED_LINE}\n")
+    if code is not None:
+        (job_dir / "exit_code").write_text(code)
+        stopped = iso_time("2026-12-02T04:01:05")
+        assert stopped is not None
+        os.utime(job_dir / "exit_code", (stopped + after, stopped + after))
+    return with_failure(from_job_dir(manifest, None))
+
+
+@pytest.mark.parametrize(("code", "after", "exit_code", "signal"), [
+    ("143\n", 1, 143, "SIGTERM"), ("0\n", 2, None, None), ("143\n", -100, 143, "SIGTERM"),
+    ("143\n", 299, 143, "SIGTERM"), (None, 0, None, None),
+])  # fmt: skip
+def test_a_timeout_slurm_has_forgotten(
+    tmp_path: Path, code: str | None, after: float, exit_code: int | None, signal: str | None
+) -> None:
+    """The exit status the job left (143, or 0 when bash recorded its last command's) is
+    not how it ended: Slurm's line in its log is, as long as nothing ended it later."""
+    status = forgotten(tmp_path, code, after)
+    assert (status.state, status.exit_code, status.scheduler_state) == ("TIMEOUT", exit_code,
+                                                                         None)  # fmt: skip
+    assert status.finished
     assert status.failure is not None
     assert status.failure.model_dump() == {
-        "rank": None, "exit_code": 143, "signal": "SIGTERM", "cause": "time-limit",
+        "rank": None, "exit_code": exit_code, "signal": signal, "cause": "time-limit",
         "summary": "The job ran past its time limit (00:01:00): raise `slurm.time`, or "
                    "checkpoint more often and resume.",
-        "log_tail": ["[rank0]:rank 0 sleeps", "slurmstepd: error: *** JOB 12 ON node1 "
-                     "CANCELLED AT 2026-12-02T04:01:05 DUE TO TIME LIMIT ***"],
+        "log_tail": ["[rank0]:rank 0 sleeps", STOPPED_LINE],
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "after", "state"), [
+    ("0\n", 301, "COMPLETED"), ("0\n", -121, "COMPLETED"), ("1\n", 3600, "FAILED"),
+])  # fmt: skip
+def test_a_job_that_ran_again_after_slurm_stopped_it(
+    tmp_path: Path, code: str, after: float, state: str
+) -> None:
+    """Requeued after a stop, it ended otherwise: its exit status says how."""
+    status = forgotten(tmp_path, code, after)
+    assert status.state == state
+    assert status.failure is None or status.failure.cause == "exit-code"
+
+
+@pytest.mark.parametrize(("marker", "state", "cause"), [
+    ("PREEMPTION", "PREEMPTED", "preempted"), ("NODE FAILURE", "FAILED", "node-failure"),
+])  # fmt: skip
+def test_other_stops_slurm_has_forgotten(
+    tmp_path: Path, marker: str, state: str, cause: str
+) -> None:
+    from automodel_launch.jobs.slurm import from_job_dir
+
+    manifest = job(tmp_path)
+    write_log(manifest, STOPPED_LINE.replace("TIME LIMIT", marker) + "\n")
+    status = with_failure(from_job_dir(manifest, None))
+    assert (status.state, status.finished) == (state, True)
+    assert status.failure is not None and status.failure.cause == cause
 
 
 NCCL = "[rank1]:torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970"
@@ -221,10 +267,9 @@ CONFIG_TRACE = (
         ("slurmstepd: error: Detected 1 oom_kill event in StepId=12.0. Some of the step "
          "tasks have been OOM Killed.", "oom-host"),
         ("[rank1]:MemoryError", "oom-host"),
-        ("slurmstepd: error: *** STEP 12.0 ON node2 CANCELLED AT 2026-12-02T04:00:00 DUE TO "
-         "PREEMPTION ***", "preempted"),
+        # Slurm's FAILED: a stop in the log is of an earlier run (requeued)
         ("slurmstepd: error: *** JOB 12 ON node2 CANCELLED AT 2026-12-02T04:00:00 DUE TO "
-         "NODE FAILURE ***", "node-failure"),
+         "NODE FAILURE ***", "exit-code"),
         ("[rank1]:ValueError: something else", "exit-code"),
     ],
 )  # fmt: skip
@@ -392,3 +437,25 @@ def test_a_skypilot_job_goes_by_its_failure_reason(tmp_path: Path) -> None:
     assert (shown.rank, shown.exit_code, shown.cause, shown.log_tail) == (
         None, None, "import-error", []
     )  # fmt: skip
+
+
+def test_the_real_timeout_once_slurm_forgot_it(tmp_path: Path) -> None:
+    """``captured/failure/timeout``: the job directory of the 1-minute sleeper of
+    tests/integration/test_failure_slurm.py after Slurm stopped it (bash recorded 0 as
+    its exit status), read as once neither squeue nor sacct knows the job."""
+    from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.jobs.slurm_output import iso_time
+
+    manifest = job(tmp_path, "timeout", time="00:01:00")
+    stopped = iso_time("2026-12-02T04:14:31")
+    assert stopped is not None
+    os.utime(Path(manifest.job_dir) / "exit_code", (stopped + 0.2, stopped + 0.2))
+    before = from_job_dir(manifest, None)
+    assert (before.state, before.exit_code) == ("COMPLETED", 0)
+    status = with_failure(before)
+    assert (status.state, status.exit_code) == ("TIMEOUT", None)
+    assert status.failure is not None
+    assert (status.failure.rank, status.failure.cause) == (None, "time-limit")
+    assert status.failure.summary.startswith("The job ran past its time limit (00:01:00)")
+    assert status.failure.log_tail[-1] == "srun: launch/slurm: _step_signal: Terminating StepId=1.0"
+    assert status_lines(status)[1] == "state      TIMEOUT"
