@@ -191,7 +191,8 @@ def first_failure(
         _Candidate(e.rank, e.exit_code, e.time, e.root, _matching(e.error_file, by_path))
         for e in rank_exits(lines)
     ]
-    if not candidates:
+    reported = bool(candidates)
+    if not reported:
         agents = [r.error for r in recorded if r.path.startswith(ERROR_FILES + "/")]
         for r in recorded:
             seconds = r.error.seconds
@@ -208,7 +209,11 @@ def first_failure(
     def order(c: _Candidate) -> tuple[bool, str, bool, int]:
         return (_collateral(c, lines), c.time, not c.root, -1 if c.rank is None else c.rank)
 
-    return min(candidates, key=order)
+    first = min(candidates, key=order)
+    if not reported and _collateral(first, lines):
+        # only the ranks stopped after another left a file: the first one is not known
+        return _Candidate(None, first.code, first.time, first.root, first.error)
+    return first
 
 
 def _matching(path: str, by_path: dict[str, TorchErrorFile]) -> TorchErrorFile | None:

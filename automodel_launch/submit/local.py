@@ -51,7 +51,7 @@ def run_local(
 ) -> Submitted:
     try:
         process = subprocess.Popen(
-            ["bash", script], cwd=job_dir, env={**os.environ, **error_file(job_dir)},
+            ["bash", script], cwd=job_dir, env={**os.environ, **failure_files(job_dir)},
             start_new_session=True,
         )  # fmt: skip
     except OSError as exc:
@@ -105,6 +105,12 @@ def rank_tags(job_dir: Path) -> dict[str, str]:
         "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
         **error_file(job_dir),
     }
+
+
+def failure_files(job_dir: Path) -> dict[str, str]:
+    """A run in the foreground: its output goes to the terminal, but each rank's error file
+    (torchrun's, under ``torchrun/``) and the agent's are kept for ``status``."""
+    return {"PET_LOG_DIR": str(job_dir / RANK_LOGS), **error_file(job_dir)}
 
 
 def error_file(job_dir: Path) -> dict[str, str]:

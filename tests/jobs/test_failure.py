@@ -459,3 +459,14 @@ def test_the_real_timeout_once_slurm_forgot_it(tmp_path: Path) -> None:
     assert status.failure.summary.startswith("The job ran past its time limit (00:01:00)")
     assert status.failure.log_tail[-1] == "srun: launch/slurm: _step_signal: Terminating StepId=1.0"
     assert status_lines(status)[1] == "state      TIMEOUT"
+
+
+def test_only_a_rank_stopped_after_another_left_a_file(tmp_path: Path) -> None:
+    """A run in the foreground (no log): rank 1 exited 3 without an exception (no file);
+    rank 0, whose peer went away, wrote one: it is not taken for the first to fail."""
+    manifest = job(tmp_path, "exit")
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.signal, shown.cause) == (None, 143, "SIGTERM",
+                                                                        "exit-code")  # fmt: skip
+    assert shown.log_tail[-1].startswith("RuntimeError: [/__w/pytorch/pytorch/third_party/gloo")
