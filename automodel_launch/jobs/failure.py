@@ -326,8 +326,10 @@ def _exit(first: _Candidate | None, job_code: int | None) -> tuple[int | None, s
     if code is None:
         return None, None
     if code < 0:
-        return 128 - code, _signal_name(-code)
-    return code, _signal_name(code - 128) if code > 128 else None
+        code, name = 128 - code, _signal_name(-code)
+    else:
+        name = _signal_name(code - 128) if code > 128 else None
+    return (code, name) if code <= 255 else (None, None)
 
 
 def _signal_name(number: int) -> str | None:

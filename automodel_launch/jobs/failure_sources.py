@@ -37,6 +37,8 @@ ERROR_FILE_BYTES = 1 << 20
 """An error file holds one traceback: a larger one is not read."""
 MAX_ERROR_FILES = 256
 """Error files read for one job (a rank each): past that, the first are enough."""
+MAX_RANK_FOLDERS = 4096
+"""Rank folders looked in for one job (the ranks of all its nodes)."""
 ERROR_FILE = "error.json"
 
 _STRICT = ConfigDict(strict=True, extra="ignore", frozen=True)
@@ -139,13 +141,15 @@ def error_files(job_dir: Path) -> list[Recorded]:
     agent's own (``errors/``); at most :data:`MAX_ERROR_FILES`."""
     found: list[Recorded] = []
     rank_logs = job_dir / RANK_LOGS
+    looked = 0
     for run in _folders(rank_logs, _RUN):
         attempts = _folders(rank_logs / run, _ATTEMPT)
         if not attempts:
             continue
         last = max(attempts, key=lambda name: int(name.removeprefix("attempt_")))
         for local in sorted(_folders(rank_logs / run / last, _LOCAL_RANK), key=int):
-            if len(found) >= MAX_ERROR_FILES:
+            looked += 1
+            if len(found) >= MAX_ERROR_FILES or looked > MAX_RANK_FOLDERS:
                 return found
             directory = rank_logs / run / last / local
             error = read_error_file(directory, ERROR_FILE)

@@ -470,3 +470,27 @@ def test_only_a_rank_stopped_after_another_left_a_file(tmp_path: Path) -> None:
     assert (shown.rank, shown.exit_code, shown.signal, shown.cause) == (None, 143, "SIGTERM",
                                                                         "exit-code")  # fmt: skip
     assert shown.log_tail[-1].startswith("RuntimeError: [/__w/pytorch/pytorch/third_party/gloo")
+
+
+@pytest.mark.parametrize(("code", "shown"), [
+    (-255, (None, None)), (-100, (228, None)), (255, (255, None)), (137, (137, "SIGKILL")),
+])  # fmt: skip
+def test_exit_codes_out_of_range(tmp_path: Path, code: int, shown: tuple[Any, Any]) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, REPORT.format(time="2026-12-02_04:00:09", node="n", rank=3, code=code,
+                                      sig=""))  # fmt: skip
+    failure = diagnose(failed(manifest))
+    assert failure is not None
+    assert (failure.rank, (failure.exit_code, failure.signal)) == (3, shown)
+
+
+def test_ranks_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(failure_sources, "MAX_RANK_FOLDERS", 3)
+    monkeypatch.setattr(failure_sources, "MAX_ERROR_FILES", 2)
+    manifest = job(tmp_path)
+    for local in range(6):
+        rank_file(manifest, str(local)).write_text(json.dumps({"message": f"rank {local}"}))
+    assert [r.local_rank for r in failure_sources.error_files(Path(manifest.job_dir))] == [0, 1]
+    for local in (0, 1):
+        rank_file(manifest, str(local)).unlink()
+    assert [r.local_rank for r in failure_sources.error_files(Path(manifest.job_dir))] == [2]
