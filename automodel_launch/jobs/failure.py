@@ -61,14 +61,11 @@ class Failure(BaseModel):
 
 
 STATE_CAUSES: dict[str, Cause] = {
-    "TIMEOUT": "time-limit",
-    "DEADLINE": "time-limit",
-    "PREEMPTED": "preempted",
     "NODE_FAIL": "node-failure",
     "BOOT_FAIL": "node-failure",
     "OUT_OF_MEMORY": "oom-host",
 }
-"""Slurm's state of the job, when it says why."""
+"""Slurm's states of a FAILED job that say why (a TIMEOUT or PREEMPTED job says it too)."""
 _KILLED = r"\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT (\S+) DUE TO "
 JOB_MARKS: tuple[tuple[Cause, re.Pattern[str]], ...] = (
     ("time-limit", re.compile(_KILLED + "TIME LIMIT")),

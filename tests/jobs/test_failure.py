@@ -157,7 +157,9 @@ def test_a_rank_killed_by_a_signal(tmp_path: Path) -> None:
         ("TIMEOUT", "TIMEOUT", "time-limit",
          "The job ran past its time limit (0:01:00): raise `slurm.time`"),
         ("PREEMPTED", "PREEMPTED", "preempted", "The job was preempted by the scheduler"),
+        ("DEADLINE", "TIMEOUT", "time-limit", "The job ran past its time limit"),
         ("NODE_FAIL", "FAILED", "node-failure", "The job lost a node: submit it again"),
+        ("BOOT_FAIL", "FAILED", "node-failure", "The job lost a node: submit it again"),
         ("OUT_OF_MEMORY", "FAILED", "oom-host", "The job ran out of host memory"),
     ],
 )  # fmt: skip
@@ -196,7 +198,7 @@ def forgotten(tmp_path: Path, code: str | None, after: float) -> JobStatus:
 
 @pytest.mark.parametrize(("code", "after", "exit_code", "signal"), [
     ("143\n", 1, 143, "SIGTERM"), ("0\n", 2, None, None), ("143\n", -100, 143, "SIGTERM"),
-    ("143\n", 299, 143, "SIGTERM"), (None, 0, None, None),
+    ("143\n", 300, 143, "SIGTERM"), ("143\n", -120, 143, "SIGTERM"), (None, 0, None, None),
 ])  # fmt: skip
 def test_a_timeout_slurm_has_forgotten(
     tmp_path: Path, code: str | None, after: float, exit_code: int | None, signal: str | None
@@ -237,7 +239,10 @@ def test_other_stops_slurm_has_forgotten(
     from automodel_launch.jobs.slurm import from_job_dir
 
     manifest = job(tmp_path)
-    write_log(manifest, STOPPED_LINE.replace("TIME LIMIT", marker) + "\n")
+    line = STOPPED_LINE.replace("TIME LIMIT", marker)
+    if marker == "PREEMPTION":  # the step's line (Slurm writes the job's and its steps')
+        line = line.replace("JOB 12 ", "STEP 12.0 ")
+    write_log(manifest, line + "\n")
     status = with_failure(from_job_dir(manifest, None))
     assert (status.state, status.finished) == (state, True)
     assert status.failure is not None and status.failure.cause == cause
@@ -319,12 +324,25 @@ def test_only_failed_jobs(tmp_path: Path, state: str) -> None:
 
 def test_the_log_tail_is_bounded(tmp_path: Path) -> None:
     manifest = job(tmp_path)
-    write_log(manifest, "".join(f"[rank0]:line {i} " + "x" * 2000 + "\n" for i in range(500)))
+    write_log(manifest, "".join(f"[rank0]:line {i}" + " word" * 300 + "\n" for i in range(500)))
     shown = diagnose(failed(manifest))
     assert shown is not None
     assert len(shown.log_tail) == 20
-    assert shown.log_tail[0].startswith("[rank0]:line 480 x")
-    assert all(len(line) <= 403 for line in shown.log_tail)
+    assert shown.log_tail[0].startswith("[rank0]:line 480 word")
+    assert {len(line) for line in shown.log_tail} == {403}
+    assert shown.log_tail[0].endswith(" wor...")
+
+
+def test_the_end_of_a_large_log(tmp_path: Path) -> None:
+    """The last 256 KiB: torchrun's report at the end is read, its first, cut, line not."""
+    manifest = job(tmp_path)
+    report = REPORT.format(time="2026-12-02_04:00:09", node="n", rank=5, code=2, sig="")
+    head = "[rank5]:" + "y" * 100_000 + "CUDA out of memory\n"
+    write_log(manifest, head + "[rank5]:z\n" * 30_000 + report)
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause) == (5, 2, "exit-code")
+    assert 20_000 < len(failure_sources.log_lines(Path(manifest.job_dir), LOG)) < 30_000
 
 
 # ------------------------------------------------------------------ hostile files
@@ -494,3 +512,69 @@ def test_ranks_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     for local in (0, 1):
         rank_file(manifest, str(local)).unlink()
     assert [r.local_rank for r in failure_sources.error_files(Path(manifest.job_dir))] == [2]
+
+
+@pytest.mark.parametrize(
+    ("said", "cause"),
+    [
+        ("CUDA out of memory", "oom-gpu"),
+        ("torch.OutOfMemoryError: x", "oom-gpu"),
+        ("CUDA error: out of memory", "oom-gpu"),
+        ("HIP out of memory", "oom-gpu"),
+        ("CUBLAS_STATUS_ALLOC_FAILED", "oom-gpu"),
+        ("MemoryError", "oom-host"),
+        ("OSError: [Errno 12] Cannot allocate memory", "oom-host"),
+        ("NCCL error in: x", "nccl"),
+        ("NCCL timeout", "nccl"),
+        ("NCCL WARN Net : Connection closed", "nccl"),
+        ("ncclSystemError: System call failed", "nccl"),
+        ("Watchdog caught collective operation timeout: x", "nccl"),
+        ("NCCL communicator was aborted on rank 1", "nccl"),
+        ("[PG 0 Rank 1] ProcessGroupNCCL's watchdog got stuck for 480 seconds: Timeout", "nccl"),
+        ("ProcessGroupNCCL is going to abort", "nccl"),
+        ("ModuleNotFoundError: No module named 'x'", "import-error"),
+        ("ImportError: cannot import name 'x'", "import-error"),
+        ('  File "/a/recipes/llm/train_ft.py", line 9, in setup', "config-error"),
+        ('  File "/a/components/config/loader.py", line 9, in instantiate', "config-error"),
+        ('  File "/a/recipes/llm/train_ft.py", line 9, in build_model', "config-error"),
+        ('  File "/a/recipes/llm/train_ft.py", line 9, in _build_optimizer', "config-error"),
+        ('  File "/a/other/train_ft.py", line 9, in setup', "exit-code"),
+        ('  File "/a/recipes/llm/train_ft.py", line 9, in step', "exit-code"),
+        ("NcclError", "exit-code"),
+    ],
+)
+def test_each_words_of_a_cause(tmp_path: Path, said: str, cause: str) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, f"[rank1]:{said}\n")
+    shown = diagnose(failed(manifest))
+    assert shown is not None and shown.cause == cause
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["slurmstepd: error: Detected 1 oom_kill event in StepId=12.0", "oom-kill event",
+     "Out of memory: Killed process 4242 (python)", "Some of the step tasks have been OOM Killed"],
+)  # fmt: skip
+def test_each_words_of_the_host_oom_killer(tmp_path: Path, said: str) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, said + "\n")
+    shown = diagnose(failed(manifest))
+    assert shown is not None and shown.cause == "oom-host"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Connection closed by peer [10.0.0.2]:1234", "Connection reset by peer",
+     "BrokenPipeError: [Errno 32] Broken pipe", "SignalException: Process 9 got signal: 2",
+     "NCCL remote process exited or there was a network error", "Process 9 got signal: 15"],
+)  # fmt: skip
+def test_each_words_of_a_rank_stopped_after_another(tmp_path: Path, said: str) -> None:
+    """Rank 0 failed a second earlier, of its peer's departure: rank 1 is the first."""
+    manifest = job(tmp_path)
+    write_log(manifest, "".join([
+        f"[rank0]:{said}\n",
+        REPORT.format(time="2026-12-02_04:00:01", node="n1", rank=0, code=1, sig=""),
+        REPORT.format(time="2026-12-02_04:00:02", node="n2", rank=1, code=4, sig=""),
+    ]))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.exit_code) == (1, 4)
