@@ -14,7 +14,7 @@ import re
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -27,6 +27,7 @@ from automodel_launch.jobs.failure_sources import (
     rank_exits,
     run_folders,
 )
+from automodel_launch.jobs.failure_text import Cause, summary, valid_text
 from automodel_launch.jobs.slurm_output import iso_time
 from automodel_launch.layout import ERROR_FILES, EXIT_CODE
 from automodel_launch.secrets import display
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.states import State
     from automodel_launch.jobs.status import JobStatus
 
-Cause = Literal[
-    "oom-gpu", "oom-host", "nccl", "time-limit", "preempted", "node-failure",
-    "import-error", "config-error", "exit-code", "unknown",
-]  # fmt: skip
 TAIL_LINES = 20
 """The failing rank's last lines shown."""
 MAX_LINE = 400
@@ -278,44 +275,6 @@ def cause_of(
     return ("exit-code" if code else "unknown"), False
 
 
-_FIX: dict[Cause, str] = {
-    "oom-gpu": "ran out of GPU memory: lower `local_batch_size`, turn on activation "
-    "checkpointing, or spread the model over more nodes (`slurm.nodes`)",
-    "oom-host": "ran out of host memory and was killed: ask for more (`slurm.mem`), or use "
-    "fewer dataloader workers or a smaller batch",
-    "nccl": "failed in NCCL (a collective failed or timed out): look for a rank that died "
-    'or hung first and at the nodes\' network; `NCCL_DEBUG: "INFO"` in `env_vars` says more',
-    "time-limit": "ran past its time limit{limit}: raise `slurm.time`, or checkpoint more "
-    "often and resume",
-    "preempted": "was preempted by the scheduler: submit it again, or let Slurm requeue it "
-    "(`slurm.requeue: true`)",
-    "node-failure": "lost a node: submit it again; if it happens again, leave the node out "
-    "(`slurm.sbatch_args: [--exclude=NODE]`)",
-    "import-error": "could not import a module: install it where the job runs "
-    "(`slurm.container_image`, `slurm.setup`) or put its code on the path (`slurm.repo_root`)",
-    "config-error": "failed while building the recipe from the config: fix the value its last "
-    "lines name (`automodel-launch validate CONFIG` checks the recipe's fields)",
-    "exit-code": "exited with code {code}: its last lines say why",
-    "unknown": "failed, and its files do not say why: look at the whole log "
-    "(`automodel-launch logs JOB`)",
-}
-
-
-def summary(
-    cause: Cause, rank: int | None, code: int | None, signal_name: str | None, limit: str | None
-) -> str:
-    """One sentence: who, what happened, what to change."""
-    who = f"Rank {rank}" if rank is not None else "The job"
-    how = f"{code} ({signal_name})" if signal_name else str(code)
-    text = _FIX[cause].format(limit=f" ({limit})" if limit else "", code=how)
-    return display(_valid(f"{who} {text}."))
-
-
-def _valid(text: str) -> str:
-    """Text that encodes: a lone surrogate (an error file's ``\\udc80``) becomes ``?``."""
-    return text.encode("utf-8", errors="replace").decode("utf-8")
-
-
 def _exit(first: _Candidate | None, job_code: int | None) -> tuple[int | None, str | None]:
     """The failing rank's exit code (the job's when no rank is known) and the signal that
     ended it: torch says -N for signal N, a shell 128+N."""
@@ -357,15 +316,5 @@ def _log_name(status: JobStatus) -> str | None:
 
 
 def _line(text: str) -> str:
-    shown = display(_valid(text.rstrip()))
+    shown = display(valid_text(text.rstrip()))
     return shown if len(shown) <= MAX_LINE else shown[:MAX_LINE] + "..."
-
-
-def failure_lines(failure: Failure) -> list[str]:
-    """The text view: the sentence, then the failing rank's last lines."""
-    whose = "the job" if failure.rank is None else f"rank {failure.rank}"
-    lines = [f"failure    {failure.cause}: {failure.summary}"]
-    if failure.log_tail:
-        lines.append(f"last lines of {whose}:")
-        lines += [f"  {line}" for line in failure.log_tail]
-    return lines
