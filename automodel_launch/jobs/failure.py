@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,7 +27,7 @@ from automodel_launch.jobs.failure_sources import (
     rank_exits,
     run_folders,
 )
-from automodel_launch.jobs.failure_text import Cause, summary, valid_text
+from automodel_launch.jobs.failure_text import Cause, summary
 from automodel_launch.jobs.slurm_output import iso_time
 from automodel_launch.layout import ERROR_FILES, EXIT_CODE
 from automodel_launch.secrets import display
@@ -98,7 +98,8 @@ class _Candidate:
     code: int | None
     """torch's exit code: negative when a signal ended the rank."""
     time: str
-    root: bool = False
+    root: bool = True
+    """Its agent's first failure (torchrun reports the others of that node too)."""
     error: TorchErrorFile | None = None
 
 
@@ -141,7 +142,7 @@ def stopped_by_scheduler(status: JobStatus) -> State | None:
     it (its time limit, a preemption, a node failure) and nothing ended it after that:
     the exit status the job left may be that of the signal, or 0."""
     name = _log_name(status)
-    if status.scheduler_state is not None or name is None:
+    if name is None:
         return None
     cause = _stop(status, log_lines(Path(status.manifest.job_dir), name))
     return None if cause is None else STOPPED[cause]
@@ -193,10 +194,10 @@ def first_failure(
             when = "" if seconds is None else local_time(seconds)
             if r.local_rank is not None:
                 rank = r.local_rank if single_node else None
-                candidates.append(_Candidate(rank, _agent_code(r.error, agents), when, True,
-                                             r.error))  # fmt: skip
+                candidates.append(_Candidate(rank, _agent_code(r.error, agents), when,
+                                             error=r.error))  # fmt: skip
             elif not any(c.error is not None and _same(c.error, r.error) for c in candidates):
-                candidates.append(_Candidate(None, r.error.error_code, when, True, r.error))
+                candidates.append(_Candidate(None, r.error.error_code, when, error=r.error))
     if not candidates:
         return None
 
@@ -206,7 +207,7 @@ def first_failure(
     first = min(candidates, key=order)
     if not reported and _collateral(first, lines):
         # only the ranks stopped after another left a file: the first one is not known
-        return _Candidate(None, first.code, first.time, first.root, first.error)
+        return replace(first, rank=None)
     return first
 
 
@@ -233,9 +234,8 @@ def _collateral(candidate: _Candidate, lines: list[str]) -> bool:
 
 
 def _texts(candidate: _Candidate, lines: list[str]) -> list[str]:
-    said = []
-    if candidate.error is not None:
-        said += [candidate.error.text, candidate.error.callstack]
+    error = candidate.error
+    said = [] if error is None else [error.text, error.callstack]
     if candidate.rank is not None:
         said += _rank_lines(lines, candidate.rank)[-200:]
     return said
@@ -316,5 +316,5 @@ def _log_name(status: JobStatus) -> str | None:
 
 
 def _line(text: str) -> str:
-    shown = display(valid_text(text.rstrip()))
+    shown = display(text.rstrip())
     return shown if len(shown) <= MAX_LINE else shown[:MAX_LINE] + "..."

@@ -44,12 +44,7 @@ def summary(
     who = f"Rank {rank}" if rank is not None else "The job"
     how = f"{code} ({signal_name})" if signal_name else str(code)
     text = _FIX[cause].format(limit=f" ({limit})" if limit else "", code=how)
-    return display(valid_text(f"{who} {text}."))
-
-
-def valid_text(text: str) -> str:
-    """Text that encodes: a lone surrogate (an error file's ``\\udc80``) becomes ``?``."""
-    return text.encode("utf-8", errors="replace").decode("utf-8")
+    return display(f"{who} {text}.")
 
 
 def failure_lines(failure: Failure) -> list[str]:

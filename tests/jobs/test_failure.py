@@ -578,3 +578,175 @@ def test_each_words_of_a_rank_stopped_after_another(tmp_path: Path, said: str) -
     ]))  # fmt: skip
     shown = diagnose(failed(manifest))
     assert shown is not None and (shown.rank, shown.exit_code) == (1, 4)
+
+
+# ------------------------------------------------------------------ which rank is first
+ENTRY = """\
+[{idx}]:
+  time      : {time}
+  host      : n
+  rank      : {rank} (local_rank: {rank})
+  exitcode  : {code} (pid: 42)
+  error_file: {error_file}
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+"""
+
+
+def entry(rank: int, code: int, time: str = "2026-12-02_04:00:01", error_file: str = "<N/A>",
+          idx: int = 0) -> str:  # fmt: skip
+    return ENTRY.format(idx=idx, time=time, rank=rank, code=code, error_file=error_file)
+
+
+def test_the_root_cause_of_a_report_before_its_other_failures(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, "".join([
+        "=" * 60 + "\nx.py FAILED\n" + "-" * 60 + "\nFailures:\n", entry(2, 5),
+        "-" * 60 + "\nRoot Cause (first observed failure):\n", entry(3, 6, idx=1),
+        "=" * 60 + "\n", "Failures:\n", entry(1, 7),  # a later report's other failure
+    ]))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.exit_code) == (3, 6)
+
+
+def test_a_report_missing_a_field_is_no_report(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    for field in ("time", "rank", "exitcode"):
+        broken = "".join(line for line in entry(4, 9).splitlines(keepends=True)
+                         if not line.startswith(f"  {field} "))  # fmt: skip
+        write_log(manifest, "Root Cause (first observed failure):\n" + broken)
+        shown = diagnose(failed(manifest, code=None))
+        assert shown is not None and (shown.rank, shown.exit_code) == (None, None), field
+
+
+def test_only_ranks_stopped_by_torchrun_reported(tmp_path: Path) -> None:
+    """Every report is of a rank stopped by SIGTERM (Slurm stopped the job): the earliest
+    is still the rank the report names."""
+    manifest = job(tmp_path)
+    write_log(manifest, "Root Cause (first observed failure):\n" + entry(2, -15)
+              + "Root Cause (first observed failure):\n"
+              + entry(1, -15, time="2026-12-02_04:00:03"))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.exit_code, shown.signal) == (2, 143, "SIGTERM")
+
+
+def test_a_shell_stopped_by_sigterm_is_stopped_too(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, entry(0, 143) + entry(1, 4, time="2026-12-02_04:00:02"))
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.exit_code) == (1, 4)
+
+
+def error_at(path: Path, text: str, seconds: int, code: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    message: dict[str, Any] = {"message": text, "extraInfo": {"timestamp": str(seconds)}}
+    if code is not None:
+        message["errorCode"] = code
+    path.write_text(json.dumps({"message": message}))
+
+
+def test_the_reported_ranks_error_file_says_why(tmp_path: Path) -> None:
+    """Nothing in the log but torchrun's report: the rank's error file (named in it by its
+    absolute path, as torchrun prints it) holds the CUDA error."""
+    manifest = job(tmp_path)
+    path = rank_file(manifest, "0")
+    error_at(path, "torch.OutOfMemoryError: CUDA out of memory", 5)
+    agent = Path(manifest.job_dir) / "errors" / "node0.json"
+    agent.parent.mkdir()
+    agent.write_text(json.dumps({"message": {"message": "ImportError: x", "errorCode": 1}}))
+    write_log(manifest, entry(0, 1, error_file=str(path)))
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.cause) == (0, "oom-gpu")
+
+
+def test_without_a_report_the_earliest_error_file(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    error_at(rank_file(manifest, "0"), "ValueError: late", 1_700_000_090)
+    error_at(rank_file(manifest, "1"), "ImportError: early", 1_700_000_010)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "ImportError: early",
+             1_700_000_010, 7)  # fmt: skip
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None
+    assert (shown.rank, shown.exit_code, shown.cause) == (1, 7, "import-error")
+
+
+def test_an_agents_file_of_another_failure(tmp_path: Path) -> None:
+    """The agent's copy is of the same rank only when it says the same at the same time."""
+    manifest = job(tmp_path)
+    error_at(rank_file(manifest, "0"), "ValueError: x", 1_700_000_010)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "ValueError: x",
+             1_700_000_020, 7)  # fmt: skip
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None and (shown.rank, shown.exit_code) == (0, 1)
+
+
+def test_without_a_report_error_files_of_two_nodes(tmp_path: Path) -> None:
+    """Each node's agent has its run folder; a local rank is no global rank then."""
+    manifest = job(tmp_path)
+    error_at(rank_file(manifest, "1"), "ValueError: x", 1_700_000_010)
+    other = Path(manifest.job_dir) / "torchrun" / "r_2" / "attempt_0" / "0" / "error.json"
+    error_at(other, "ValueError: y", 1_700_000_020)
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None and (shown.rank, shown.exit_code) == (None, 1)
+
+
+def test_the_last_attempt_and_ranks_in_order(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    runs = Path(manifest.job_dir) / "torchrun"
+    (runs / "a_0").mkdir(parents=True)  # an agent that started no rank
+    for attempt in ("attempt_2", "attempt_10"):
+        for local in ("9", "10"):
+            error_at(runs / "b_1" / attempt / local / "error.json", f"{attempt} {local}", 1)
+    found = failure_sources.error_files(Path(manifest.job_dir))
+    assert [(r.error.text, r.local_rank, r.run) for r in found] == [
+        ("attempt_10 9", 9, "b_1"), ("attempt_10 10", 10, "b_1")
+    ]  # fmt: skip
+
+
+def test_what_slurm_stopped_is_the_whole_jobs(tmp_path: Path) -> None:
+    """A rank known to have failed first, but Slurm stopped the job: the job's sentence."""
+    from automodel_launch.jobs.slurm import from_job_dir
+
+    manifest = job(tmp_path, time="00:01:00")
+    write_log(manifest, entry(1, -15) + STOPPED_LINE + "\n")
+    status = with_failure(from_job_dir(manifest, None))
+    assert status.failure is not None and status.failure.rank == 1
+    assert status.failure.summary.startswith("The job ran past its time limit (00:01:00)")
+    write_log(manifest, entry(1, -9) + "slurmstepd: error: Detected 1 oom_kill event\n")
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.cause) == (1, "oom-host")
+    assert shown.summary.startswith("The job ran out of host memory")
+
+
+@pytest.mark.parametrize(("log", "state", "cause"), [
+    ("[rank0]:ValueError: x\n", "FAILED", "exit-code"),
+    ("slurmstepd: error: Detected 1 oom_kill event in StepId=12.0\n", "FAILED", "oom-host"),
+])  # fmt: skip
+def test_a_failed_job_slurm_has_forgotten(tmp_path: Path, log: str, state: str, cause: str) -> None:
+    from automodel_launch.jobs.slurm import from_job_dir
+
+    manifest = job(tmp_path)
+    (Path(manifest.job_dir) / "exit_code").write_text("1\n")
+    write_log(manifest, log)
+    status = with_failure(from_job_dir(manifest, None))
+    assert (status.state, status.exit_code) == (state, 1)
+    assert status.failure is not None and status.failure.cause == cause
+
+
+def test_words_without_a_limit_and_without_a_rank() -> None:
+    from automodel_launch.jobs.failure_text import failure_lines, summary
+
+    assert summary("time-limit", None, None, None, None) == (
+        "The job ran past its time limit: raise `slurm.time`, or checkpoint more often and resume."
+    )
+    shown = Failure(rank=None, exit_code=None, signal=None, cause="unknown", summary="S.",
+                    log_tail=["a"])  # fmt: skip
+    assert failure_lines(shown) == ["failure    unknown: S.", "last lines of the job:", "  a"]
+
+
+def test_the_exact_end_of_a_large_log(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, "".join(f"[rank0]:{i}\n" for i in range(100_000)))
+    data = (Path(manifest.job_dir) / LOG).read_bytes()[-failure_sources.LOG_TAIL_BYTES :]
+    lines = failure_sources.log_lines(Path(manifest.job_dir), LOG)
+    assert lines == data.decode().splitlines()[1:]
+    assert lines[-1] == "[rank0]:99999"
