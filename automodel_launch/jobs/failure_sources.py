@@ -188,9 +188,9 @@ def _entries(directory: Path, name: re.Pattern[str], *, folders: bool) -> list[s
             for count, entry in enumerate(listing):
                 if count >= _MAX_ENTRIES:
                     break
-                if name.fullmatch(entry.name) is None or entry.is_symlink():
+                if name.fullmatch(entry.name) is None:
                     continue
-                if entry.is_dir(follow_symlinks=False) == folders:
+                if entry.is_dir(follow_symlinks=False) == folders:  # a link is no folder
                     found.append(entry.name)
     except OSError:
         return []

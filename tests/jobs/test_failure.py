@@ -750,3 +750,67 @@ def test_the_exact_end_of_a_large_log(tmp_path: Path) -> None:
     lines = failure_sources.log_lines(Path(manifest.job_dir), LOG)
     assert lines == data.decode().splitlines()[1:]
     assert lines[-1] == "[rank0]:99999"
+
+
+def test_exit_codes_and_signals() -> None:
+    from automodel_launch.jobs.failure import _Candidate, _exit
+
+    assert _exit(None, 128) == (128, None)
+    assert _exit(None, 129) == (129, "SIGHUP")
+    assert _exit(None, 255) == (255, None)
+    assert _exit(None, 256) == (None, None)
+    assert _exit(_Candidate(0, 0, ""), 9) == (0, None)
+    assert _exit(_Candidate(0, -1, ""), None) == (129, "SIGHUP")
+    assert _exit(_Candidate(0, None, ""), 2) == (2, None)
+
+
+def test_a_ranks_lines_without_torchs_own_tag(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    exact = "[rank2]:" + "ab " * 133 + "c"  # 400 characters once untagged
+    write_log(manifest, "[rank2]:[rank2]:  indented \n[rank2]:[rank2]:x\n" + exact + "\n"
+              + entry(2, 1))  # fmt: skip
+    shown = diagnose(failed(manifest))
+    assert shown is not None
+    assert shown.log_tail == [" indented", "x", exact.removeprefix("[rank2]:")]
+
+
+def test_a_log_outside_the_job_directory_is_not_read(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    other = tmp_path / "other.log"
+    other.write_text("[rank0]:CUDA out of memory\n")
+    status = replace(failed(manifest, code=3), log_path=str(other))
+    shown = diagnose(status)
+    assert shown is not None and (shown.cause, shown.log_tail) == ("exit-code", [])
+
+
+def test_the_reported_ranks_own_exit_code_first(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, entry(2, 4))
+    shown = diagnose(failed(manifest, code=None))
+    assert shown is not None and (shown.cause, shown.exit_code) == ("exit-code", 4)
+
+
+def test_a_node_failure_slurm_has_forgotten_is_the_whole_jobs(tmp_path: Path) -> None:
+    from automodel_launch.jobs.slurm import from_job_dir
+
+    manifest = job(tmp_path)
+    write_log(manifest, entry(1, 1) + STOPPED_LINE.replace("TIME LIMIT", "NODE FAILURE") + "\n")
+    status = with_failure(from_job_dir(manifest, None))
+    assert status.failure is not None and status.failure.rank == 1
+    assert status.failure.summary.startswith("The job lost a node")
+
+
+def test_a_run_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    error_at(elsewhere / "attempt_0" / "0" / "error.json", "CUDA out of memory", 5)
+    (Path(manifest.job_dir) / "torchrun").mkdir()
+    (Path(manifest.job_dir) / "torchrun" / "r_1").symlink_to(elsewhere)
+    assert failure_sources.error_files(Path(manifest.job_dir)) == []
+
+
+def test_a_log_that_is_not_utf8(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    (Path(manifest.job_dir) / LOG).write_bytes(b"[rank0]:\xff\xfe boom\n")
+    shown = diagnose(failed(manifest))
+    assert shown is not None and shown.log_tail == ["[rank0]:\ufffd\ufffd boom"]
