@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -814,3 +815,43 @@ def test_a_log_that_is_not_utf8(tmp_path: Path) -> None:
     (Path(manifest.job_dir) / LOG).write_bytes(b"[rank0]:\xff\xfe boom\n")
     shown = diagnose(failed(manifest))
     assert shown is not None and shown.log_tail == ["[rank0]:\ufffd\ufffd boom"]
+
+
+def bare(rank: int, code: int) -> str:
+    """An entry of torchrun's report without its ``[N]:`` line."""
+    return "".join(entry(rank, code).splitlines(keepends=True)[1:])
+
+
+@pytest.mark.parametrize(
+    ("log", "rank"),
+    [
+        (bare(1, 3) + bare(2, 4), 1),  # entries one after the other: both read
+        (bare(2, 3) + "Root Cause (first observed failure):\n" + bare(3, 4), 3),
+        ("Root Cause (first observed failure):\n" + bare(3, 4) + "Failures:\n" + bare(2, 3), 3),
+        ("Root Cause (first observed failure):\n" + bare(3, 4) + "=====\n" + bare(2, 3), 3),
+    ],
+)
+def test_reports_line_by_line(tmp_path: Path, log: str, rank: int) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, log)
+    exits = failure_sources.rank_exits(log.splitlines())
+    assert len(exits) == 2
+    shown = diagnose(failed(manifest))
+    assert shown is not None and shown.rank == rank
+
+
+def test_agents_files_count_to_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(failure_sources, "MAX_ERROR_FILES", 1)
+    manifest = job(tmp_path)
+    error_at(rank_file(manifest, "0"), "x", 1)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "y", 1)
+    assert [r.path for r in failure_sources.error_files(Path(manifest.job_dir))] == [
+        "torchrun/r_1/attempt_0/0/error.json"
+    ]
+
+
+def test_folders_looked_at_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(failure_sources, "_MAX_ENTRIES", 2)
+    for name in ("1", "2", "3"):
+        (tmp_path / name).mkdir()
+    assert len(failure_sources._folders(tmp_path, re.compile("[0-9]"))) == 2
