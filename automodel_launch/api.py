@@ -208,8 +208,8 @@ def status(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
 
     target = find(ref) if isinstance(ref, str) else ref
     if isinstance(target, Sweep):
-        return SweepStatus(target.id, tuple(statuses(list(target.points))))
-    return statuses([target])[0]
+        return SweepStatus(target.id, tuple(statuses(list(target.points), failures=True)))
+    return statuses([target], failures=True)[0]
 
 
 @overload

@@ -33,6 +33,10 @@ LOCAL_LOG = "output.log"
 """A detached local run's output."""
 RANK_LOGS = "torchrun"
 """The folder where torchrun keeps each rank's own output (``PET_LOG_DIR``)."""
+ERROR_FILES = "errors"
+"""The folder where each node's torchrun agent records the first failure of its ranks
+(``TORCHELASTIC_ERROR_FILE``, ``errors/node<N>.json``); each rank's own ``error.json``
+(written by a trainer decorated with torch's ``@record``) is under :data:`RANK_LOGS`."""
 SLURM_LOG_PATTERN = "%x_%j.out"
 """sbatch's ``--output`` in the job directory: ``%x`` the job name, ``%j`` its id."""
 SLURM_ARRAY_LOG_PATTERN = "%x_%A_%a.out"
@@ -60,6 +64,11 @@ def sweep_root(point_dir: Path) -> Path:
 def slurm_log(name: str, scheduler_id: str) -> str:
     """The name :data:`SLURM_LOG_PATTERN` gives the log of job ``scheduler_id``."""
     return f"{name}_{scheduler_id}.out"
+
+
+def agent_error_file(node: str) -> str:
+    """The agent's error file of node ``node`` (a number, or a shell word giving one)."""
+    return f"{ERROR_FILES}/node{node}.json"
 
 
 def staging(name: str) -> str:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from automodel_launch import layout
-from automodel_launch.render.slurm import RANK_PREFIX, RECORD_EXIT
+from automodel_launch.render.slurm import PER_NODE_ADDRESS, RANK_PREFIX, RECORD_EXIT
 from tests.test_layers import PACKAGE, project_imports
 
 NAMES = {value for key, value in vars(layout).items() if key.isupper() and isinstance(value, str)}
@@ -16,7 +16,7 @@ def test_the_names() -> None:
     assert {
         "job.sbatch", "task.yaml", "run.sh", "job_config.yaml", "manifest.json", "exit_code",
         "cancelled", "output.log", "torchrun", "%x_%j.out", "%x_%A_%a.out", "points",
-        "driver.json", "driver.log", "code", "code.diff", "launch.yaml",
+        "driver.json", "driver.log", "code", "code.diff", "launch.yaml", "errors",
     } == NAMES  # fmt: skip
     assert len(NAMES) == len([k for k in vars(layout) if k.isupper()])
 
@@ -25,6 +25,7 @@ def test_the_slurm_log_is_named_as_sbatch_names_it() -> None:
     assert layout.slurm_log("%x", "%j") == layout.SLURM_LOG_PATTERN
     assert layout.slurm_log("llm_finetune", "1234_7") == "llm_finetune_1234_7.out"
     assert layout.staging("exit_code") == "exit_code.tmp"
+    assert layout.agent_error_file("3") == "errors/node3.json"
 
 
 def test_a_points_sweep_directory() -> None:
@@ -36,6 +37,8 @@ def test_a_points_sweep_directory() -> None:
 def test_the_scripts_use_the_names() -> None:
     assert 'PET_LOG_DIR="$JOB_DIR/torchrun"' in RANK_PREFIX
     assert '"$JOB_DIR/exit_code.tmp" "$JOB_DIR/exit_code"' in RECORD_EXIT
+    error_file = 'TORCHELASTIC_ERROR_FILE=\\"\\$JOB_DIR/errors/node\\$SLURM_NODEID.json'
+    assert error_file in PER_NODE_ADDRESS
 
 
 def test_the_layout_imports_nothing_of_the_project() -> None:

@@ -146,6 +146,8 @@ FIELDS = tuple(
 )
 PLAIN = 'r"[A-Za-z0-9_@%+:,./-]+"'
 SWEEPS, SWEEPS_TESTS = "automodel_launch/jobs/sweeps.py", ("tests/jobs/test_sweeps_unit.py",)
+FAILURE, FAILURE_TESTS = "automodel_launch/jobs/failure.py", ("tests/jobs/test_failure.py",)
+SOURCES = "automodel_launch/jobs/failure_sources.py"
 HAND_MUTANTS = [
     *(HandMutant(SHELL, PLAIN, PLAIN.replace("/-", f"/{ch}-"), SHELL_TESTS) for ch in ";~= *"),
     HandMutant(SHELL, '"do", "done", "in"', '"do", "in"', SHELL_TESTS),
@@ -347,6 +349,66 @@ HAND_MUTANTS = [
             ('return f"0 to {indexes[-1]}"', 'return f"0 to {len(indexes)}"'),
             ('+ (" ..." if len(indexes) > 20 else "")', ""),
             ("indexes[:20]", "indexes[:21]"),
+        )
+    ),
+]
+# failure diagnosis: each cause's words, each of Slurm's stops, the bounds
+HAND_MUTANTS += [
+    *drop_alternative(
+        FAILURE,
+        "CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory",
+        FAILURE_TESTS,
+    ),
+    *drop_alternative(FAILURE, r"\bMemoryError\b|Cannot allocate memory", FAILURE_TESTS),
+    *drop_alternative(
+        FAILURE,
+        "Connection closed by peer|Connection reset by peer|Broken pipe|SignalException",
+        FAILURE_TESTS,
+    ),
+    *drop_alternative(FAILURE, "oom[-_]kill|Out of memory: Kill|OOM Killed", FAILURE_TESTS),
+    *drop_entries(FAILURE, "STATE_CAUSES", FAILURE_TESTS),
+    *drop_each(FAILURE, '{"FAILED", "TIMEOUT", "PREEMPTED"}', FAILURE_TESTS),
+    *(
+        HandMutant(FAILURE, old, new, FAILURE_TESTS)
+        for old, new in (
+            ('r"|CUBLAS_STATUS_ALLOC_FAILED"', 'r""'),
+            ("NCCL (?:error|timeout|WARN)", "NCCL (?:timeout|WARN)"),
+            ("NCCL (?:error|timeout|WARN)", "NCCL (?:error|WARN)"),
+            ("NCCL (?:error|timeout|WARN)", "NCCL (?:error|timeout)"),
+            (r"|nccl\w*Error\b|", "|"),
+            ('|Watchdog caught collective operation "', '|Watchdog caught no operation "'),
+            ("timeout|NCCL communicator|", "timeout|"),
+            ("(?:[Tt]imeout|abort)", "(?:[Tt]imeout)"),
+            ("(?:[Tt]imeout|abort)", "(?:abort)"),
+            ("(?:ModuleNotFoundError|ImportError)", "(?:ModuleNotFoundError)"),
+            ("(?:ModuleNotFoundError|ImportError)", "(?:ImportError)"),
+            ("(?:recipes|components/config)", "(?:recipes)"),
+            ("(?:recipes|components/config)", "(?:components/config)"),
+            (r"(?:setup|instantiate|_?build\w*)", r"(?:instantiate|_?build\w*)"),
+            (r"(?:setup|instantiate|_?build\w*)", r"(?:setup|_?build\w*)"),
+            (r"(?:setup|instantiate|_?build\w*)", "(?:setup|instantiate)"),
+            (r"_?build\w*", r"build\w*"),
+            ('r"|remote process exited|got signal: 15"', 'r"|got signal: 15"'),
+            ('r"|remote process exited|got signal: 15"', 'r"|remote process exited"'),
+            ("(?:JOB|STEP)", "(?:JOB)"),
+            ("(?:JOB|STEP)", "(?:STEP)"),
+            ('"time-limit": "TIMEOUT", ', ""),
+            ('"preempted": "PREEMPTED", ', ""),
+            ('"node-failure": "FAILED",', ""),
+            ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-119, 300)"),
+            ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-121, 300)"),
+            ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 299)"),
+            ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 301)"),
+            ("TAIL_LINES = 20", "TAIL_LINES = 21"),
+            ("MAX_LINE = 400", "MAX_LINE = 401"),
+        )
+    ),
+    *(
+        HandMutant(SOURCES, old, new, FAILURE_TESTS)
+        for old, new in (
+            ("LOG_TAIL_BYTES = 256 * 1024", "LOG_TAIL_BYTES = 128 * 1024"),
+            ("LOG_TAIL_BYTES = 256 * 1024", "LOG_TAIL_BYTES = 512 * 1024"),
+            ("ERROR_FILE_BYTES = 1 << 20", "ERROR_FILE_BYTES = 2 << 20"),
         )
     ),
 ]

@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from automodel_launch.layout import CANCELLED, EXIT_CODE, RANK_LOGS
-from automodel_launch.loading.files import NotRegular, TooLarge, read_chunk, read_regular
+from automodel_launch.loading.files import (
+    NotRegular,
+    TooLarge,
+    read_chunk,
+    read_regular,
+    read_tail,
+)
 
 T = TypeVar("T")
 _Read = Callable[[int], bytes]
@@ -71,6 +77,14 @@ def read_job_chunk(job_dir: Path, name: str, offset: int, limit: int) -> bytes |
     None when it is not there (yet); :class:`Unreadable` as :func:`read_job_file`."""
     return _in_directory(
         job_dir, name, lambda fd: read_chunk(name, offset, limit, dir_fd=fd, follow=False), limit
+    )
+
+
+def read_job_tail(job_dir: Path, name: str, limit: int) -> bytes | None:
+    """The last ``limit`` bytes (at most) of ``job_dir/name``; None when it is not there;
+    :class:`Unreadable` as :func:`read_job_file`."""
+    return _in_directory(
+        job_dir, name, lambda fd: read_tail(name, limit, dir_fd=fd, follow=False), limit
     )
 
 

@@ -29,6 +29,7 @@ from automodel_launch.jobs.states import FINISHED, Reason, State, explain
 from automodel_launch.layout import CANCELLED
 
 if TYPE_CHECKING:
+    from automodel_launch.jobs.failure import Failure
     from automodel_launch.launchers import Launcher
 
 
@@ -55,6 +56,8 @@ class JobStatus:
     final: bool = False
     """The state will not change although it is no end state: a local run that is gone
     without an exit status stays UNKNOWN, so watching and following stop there."""
+    failure: Failure | None = None
+    """Which rank failed first and why (``status`` only: :func:`with_failure`)."""
 
     @property
     def explained(self) -> Reason | None:
@@ -116,6 +119,7 @@ class JobStatus:
             "more_origins": m.more_origins,
             "image": m.image,
             "rerun_of": m.rerun_of,
+            "failure": None if self.failure is None else self.failure.model_dump(mode="json"),
         }
 
 
@@ -137,9 +141,9 @@ def backend(launcher: str) -> Launcher:
     return LAUNCHERS[launcher]
 
 
-def statuses(manifests: list[Manifest]) -> list[JobStatus]:
+def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobStatus]:
     """Each job's status, in the order given; one query per launcher; each job directory's
-    files read once."""
+    files read once. With ``failures``, a failed job's says why (:func:`with_failure`)."""
     from automodel_launch.jobs.driven import driven, queued_status
 
     by_launcher: dict[str, list[Manifest]] = {}
@@ -159,7 +163,25 @@ def statuses(manifests: list[Manifest]) -> list[JobStatus]:
         with each_read_once():
             for status in backend(launcher).statuses(group):
                 found[status.manifest.id] = _with_job_dir_notes(status)
-    return [found[m.id] for m in manifests]
+    shown = [found[m.id] for m in manifests]
+    return [with_failure(s) for s in shown] if failures else shown
+
+
+def with_failure(status: JobStatus) -> JobStatus:
+    """``status`` with its failure diagnosed (:mod:`automodel_launch.jobs.failure`). A job
+    the scheduler no longer knows whose log says Slurm stopped it (its time limit...) is
+    shown as Slurm showed it then (TIMEOUT), whatever exit status it left."""
+    from dataclasses import replace
+
+    from automodel_launch.jobs.failure import diagnose, stopped_by_scheduler
+
+    if status.scheduler_state is None and status.state in ("COMPLETED", "FAILED", "UNKNOWN"):
+        stopped = stopped_by_scheduler(status)
+        if stopped is not None:
+            code = status.exit_code or None  # a 0 there is not how it ended
+            status = replace(status, state=stopped, exit_code=code, final=True)
+    failure = diagnose(status)
+    return status if failure is None else replace(status, failure=failure)
 
 
 def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:

@@ -153,6 +153,10 @@ def status_lines(s: JobStatus) -> list[str]:
     ]
     if s.note:
         lines.append(f"note       {s.note}")
+    if s.failure is not None:
+        from automodel_launch.jobs.failure_text import failure_lines
+
+        lines += failure_lines(s.failure)
     return [_safe(line) for line in lines]
 
 

@@ -58,6 +58,19 @@ def read_chunk(
         os.close(fd)
 
 
+def read_tail(
+    path: str | Path, limit: int, *, dir_fd: int | None = None, follow: bool = True
+) -> bytes:
+    """The last ``limit`` bytes (at most) of a regular file: the end of a log of any size."""
+    fd = open_regular(path, dir_fd=dir_fd, follow=follow)
+    try:
+        size = os.fstat(fd).st_size
+        os.lseek(fd, max(0, size - limit), os.SEEK_SET)
+        return _read(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def open_regular(path: str | Path, *, dir_fd: int | None = None, follow: bool = True) -> int:
     """A descriptor open for reading on a regular file; :class:`NotRegular` for anything
     else (with ``follow=False``, a symbolic link too), ``IsADirectoryError`` for a folder."""

@@ -15,12 +15,14 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.layout import (
+    ERROR_FILES,
     EXIT_CODE,
     JOB_CONFIG,
     POINTS,
     RANK_LOGS,
     SLURM_ARRAY_LOG_PATTERN,
     SLURM_LOG_PATTERN,
+    agent_error_file,
     staging,
 )
 from automodel_launch.render import requeue
@@ -50,8 +52,14 @@ RECORD_EXIT = (
 """The job leaves its exit status in the job directory: ``status`` reads it when Slurm
 no longer knows the job (no accounting, and past MinJobAge). It is written to a new file
 (``set -C``: never through a link left in the job directory) and renamed over."""
-PER_NODE_ADDRESS = 'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\"; exec \\"\\$@\\"" rank'
-"""Each torchrun agent advertises its own Slurm node name to the c10d rendezvous."""
+_NODE_ERROR_FILE = agent_error_file("\\$SLURM_NODEID")
+PER_NODE_ADDRESS = (
+    'bash -c "export PET_LOCAL_ADDR=\\"\\$SLURMD_NODENAME\\" '
+    f'TORCHELASTIC_ERROR_FILE=\\"\\$JOB_DIR/{_NODE_ERROR_FILE}\\"; '
+    'exec \\"\\$@\\"" rank'
+)
+"""Each torchrun agent advertises its own Slurm node name to the c10d rendezvous, and
+records the first failure of its ranks in the job directory (``status`` reads it)."""
 
 
 def render_sbatch(document: LaunchDocument, spec: JobSpec) -> str:
@@ -140,6 +148,7 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
         f"JOB_DIR={_job_dir(spec)}",
         RECORD_EXIT,
         RANK_PREFIX,
+        f'mkdir -p "$JOB_DIR/{ERROR_FILES}"',
         FIRST_HOST,
         f"MASTER_PORT={port}",
         f"WORLD_SIZE={cfg.world_size}",

@@ -24,6 +24,7 @@ from automodel_launch.layout import (
     LOCAL_LOG,
     LOCAL_SCRIPT,
     RANK_LOGS,
+    agent_error_file,
     staging,
 )
 from automodel_launch.submit import SubmitError, Submitted
@@ -97,14 +98,24 @@ def run_detached(job_dir: Path, script: str = LOCAL_SCRIPT) -> Submitted:
 
 def rank_tags(job_dir: Path) -> dict[str, str]:
     """torchrun tags each line ``[rankN]:`` (``logs --rank N`` of a detached run), each
-    rank's output kept under ``torchrun/`` (``logs --rank N`` of a foreground run, whose
-    output went to the terminal); the Slurm script sets the same
-    (:data:`render.slurm.RANK_PREFIX`)."""
+    rank's output and error file kept under ``torchrun/`` (``logs --rank N`` of a
+    foreground run, whose output went to the terminal), and the agent's error file
+    (``status``); the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
     return {
         "PET_TEE": "3",
         "PET_LOG_DIR": str(job_dir / RANK_LOGS),
         "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]:",
+        **error_file(job_dir),
     }
+
+
+def error_file(job_dir: Path) -> dict[str, str]:
+    """Where torchrun's agent (or a single process decorated with ``@record``) records the
+    first failure (``status`` reads it); its folder is made here, torch does not."""
+    path = job_dir / agent_error_file("0")
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(exist_ok=True)
+    return {"TORCHELASTIC_ERROR_FILE": str(path)}
 
 
 def _details(pid: int, *, detached: bool) -> dict[str, Any]:

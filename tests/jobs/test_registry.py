@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -261,9 +262,7 @@ def test_an_unwritable_state_directory(tmp_path: Path) -> None:
 def test_a_deleted_job_directory(tmp_path: Path) -> None:
     assert submit_local(tmp_path, "run1").returncode == 0
     job_dir = tmp_path / "jobs" / "run1"
-    for file in job_dir.iterdir():
-        file.unlink()
-    job_dir.rmdir()
+    shutil.rmtree(job_dir)
     shown = cli("status", "llm_finetune", "--format", "json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     data = json.loads(shown.stdout)

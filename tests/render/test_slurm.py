@@ -167,8 +167,9 @@ def test_options_left_unset_render_nothing() -> None:
 
 def test_an_absolute_hf_home_is_not_created_by_the_script() -> None:
     boxed = render_text(RECIPE + SLURM["slurm_multi_node_container"])["job.sbatch"]
-    assert "mkdir" not in boxed
+    assert "HF_HOME" in boxed and 'mkdir -p "$HF_HOME"' not in boxed
     home = render_text(RECIPE + SLURM["slurm_single_node"])["job.sbatch"]
     assert 'mkdir -p "$HF_HOME"' in home
     bare = render_text(RECIPE + SLURM["slurm_bare_metal_env_secrets"])["job.sbatch"]
-    assert "mkdir" not in bare and "--container-mounts" not in bare
+    assert 'mkdir -p "$HF_HOME"' not in bare and "--container-mounts" not in bare
+    assert 'mkdir -p "$JOB_DIR/errors"' in bare  # where each node's agent records a failure

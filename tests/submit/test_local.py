@@ -94,3 +94,18 @@ def test_a_finished_run(tmp_path: Path) -> None:
     from automodel_launch.submit.local import run_local
 
     assert run_local(tmp_path).summary == f"run finished; files in {tmp_path}"
+
+
+def test_a_foreground_run_keeps_its_error_files(tmp_path: Path) -> None:
+    """Its output goes to the terminal; torch's error files go to the job directory."""
+    from automodel_launch.submit.local import run_local
+
+    (tmp_path / "run.sh").write_text(
+        'printf "%s\\n" "$PET_LOG_DIR" "$TORCHELASTIC_ERROR_FILE" > seen\n'
+    )
+    run_local(tmp_path)
+    assert (tmp_path / "seen").read_text().splitlines() == [
+        f"{tmp_path}/torchrun",
+        f"{tmp_path}/errors/node0.json",
+    ]
+    assert (tmp_path / "errors").is_dir()
