@@ -42,6 +42,7 @@ def test_a_failed_local_run_keeps_its_job_directory(tmp_path: Path) -> None:
         f"\nerror: the run exited with status 3; its logs and files are kept in {job}\n"
     )
     assert sorted(p.name for p in job.iterdir()) == [
+        "errors",  # where torch's agent would record a rank's failure
         "exit_code",
         "job_config.yaml",
         "launch.yaml",
@@ -101,6 +102,7 @@ def test_a_home_relative_job_dir_is_expanded(tmp_path: Path) -> None:
     assert done.stdout.startswith(f"run finished; files in {home}/x\nrecorded as job ")
     assert not (tmp_path / "~").exists()
     assert sorted(p.name for p in (home / "x").iterdir()) == [
+        "errors",
         "exit_code",
         "job_config.yaml",
         "launch.yaml",
