@@ -32,6 +32,7 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
     assert all("world_size=2" in line and line.endswith("sum=3") for line in lines)
     assert f"\nrun finished; files in {tmp_path / 'job'}\nrecorded as job " in done.stdout
     assert sorted(p.name for p in (tmp_path / "job").iterdir()) == [
+        "errors",
         "exit_code",
         "job_config.yaml",
         "launch.yaml",
@@ -39,6 +40,7 @@ def test_submit_runs_torchrun_here(torchrun: str, tmp_path: Path) -> None:
         "run.sh",
         "torchrun",
     ]
+    assert list((tmp_path / "job" / "errors").iterdir()) == []  # no rank failed
     # the output went to the terminal; each rank's own is kept: logs --rank N
     one_rank = _cli(tmp_path, torchrun, "logs", str(tmp_path / "job"), "--rank", "1")
     assert one_rank.returncode == 0, one_rank.stderr
