@@ -84,21 +84,9 @@ def job_environment(cfg: SlurmConfig, environ: Mapping[str, str]) -> dict[str, s
 
 def salloc_words(cfg: SlurmConfig, nodes: int) -> list[str]:
     """``salloc`` with the recipe's resources on ``nodes`` nodes (one task each)."""
-    options: list[tuple[str, object]] = [
-        ("job-name", JOB_NAME),
-        ("nodes", nodes),
-        ("ntasks-per-node", 1),
-        ("time", cfg.time),
-        ("account", cfg.account),
-        ("partition", cfg.partition),
-        ("qos", cfg.qos),
-        ("reservation", cfg.reservation),
-        ("gpus-per-node", cfg.gpus_per_node or None),
-        ("exclusive", True if cfg.whole_nodes else None),
-        ("constraint", cfg.constraint),
-        ("mem", cfg.mem),
-        ("cpus-per-task", cfg.cpus_per_task),
-    ]
+    from automodel_launch.render.slurm import allocation_options
+
+    options = allocation_options(cfg, JOB_NAME, nodes)
     words = ["salloc"]
     words += [f"--{name}" + ("" if value is True else f"={value}")
               for name, value in options if value is not None]  # fmt: skip

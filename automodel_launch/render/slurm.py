@@ -80,10 +80,13 @@ def render_sbatch(document: LaunchDocument, spec: JobSpec) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
-    options: list[tuple[str, object]] = [
-        ("job-name", cfg.job_name or spec.job_name),
-        ("nodes", cfg.nodes),
+def allocation_options(cfg: SlurmConfig, job_name: str, nodes: int) -> list[tuple[str, object]]:
+    """The options that say what a job of ``cfg`` is given (its nodes, one task each, time,
+    account, partition, GPUs...): the script's ``#SBATCH`` lines and ``shell``'s ``salloc``
+    (:mod:`automodel_launch.job_shell`) ask for the same; None: not asked."""
+    return [
+        ("job-name", job_name),
+        ("nodes", nodes),
         ("ntasks-per-node", 1),
         ("time", cfg.time),
         ("account", cfg.account),
@@ -95,6 +98,12 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
         ("constraint", cfg.constraint),
         ("mem", cfg.mem),
         ("cpus-per-task", cfg.cpus_per_task),
+    ]
+
+
+def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> str:
+    options = [
+        *allocation_options(cfg, cfg.job_name or spec.job_name, cfg.nodes),
         ("mail-type", ",".join(cfg.mail_type) if cfg.mail_type else None),
         ("mail-user", cfg.mail_user),
         ("dependency", ",".join(d for d in (cfg.dependency, spec.after) if d) or None),
