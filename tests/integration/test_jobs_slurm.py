@@ -113,7 +113,9 @@ def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     running = cli.wait_for(ticker, {"RUNNING", "COMPLETED", "FAILED"})
     assert running["state"] == "RUNNING", running
     held = cli.submit(cli.config("held", extra=debug), 1, 0, 0, **exclusive)
-    fails = cli.submit(cli.config("fails"), 1, 0, 3)
+    # its own rendezvous port: every node of the test cluster is this host, where the
+    # ticker's torchrun already listens on the default one
+    fails = cli.submit(cli.config("fails", extra="  master_port: auto\n"), 1, 0, 3)
     assert cli.wait_for_reason(held, "Resources")["reason"] == "Resources"
 
     listed = cli.run("jobs", "--format", "json")
