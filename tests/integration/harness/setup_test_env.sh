@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# System packages the integration tests need: Slurm (slurm-wlm + munge), the
-# shellcheck linter and Neovim (the language server in a real editor). Installs only
-# what is missing. Without root it explains and exits 0, so the unit tests still run.
+# System packages the integration tests need: Slurm (slurm-wlm + munge), Neovim
+# (the language server in a real editor), the OpenSSH server and rsync (the "remote"
+# cluster reached over SSH) and the linter shellcheck. Installs only what is missing.
+# Without root it explains and exits 0, so the unit tests still run.
 set -euo pipefail
 
-PACKAGES=(slurm-wlm munge shellcheck neovim)
+PACKAGES=(slurm-wlm munge shellcheck neovim openssh-server rsync)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -15,7 +16,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  echo "setup_test_env: not root, cannot install ${missing[*]}; the Slurm, shellcheck and Neovim tests will be skipped" >&2
+  echo "setup_test_env: not root, cannot install ${missing[*]}; the Slurm, shellcheck, Neovim and SSH tests will be skipped" >&2
   exit 0
 fi
 
