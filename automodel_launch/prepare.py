@@ -26,6 +26,7 @@ from automodel_launch.validation import validate_path
 
 if TYPE_CHECKING:
     from automodel_launch.profiles.overrides import Layers
+    from automodel_launch.remote.place import Placement
 
 
 @dataclass
@@ -111,10 +112,12 @@ def render_report(
     submitting: bool = False,
     after: str | None = None,
     code: str | None = None,
+    placement: Placement | None = None,
 ) -> PreparedJob:
     """Render a validated report (no document: nothing rendered); ``after``: the Slurm
     dependency ``--after`` asks for; ``code``: the snapshot the job runs, ``CODE`` for the
-    job directory's own (:data:`automodel_launch.layout.CODE`)."""
+    job directory's own (:data:`automodel_launch.layout.CODE`); ``placement``: the job is
+    written here and runs on a named cluster, whose paths the script names."""
     document = report.document
     if document is None or report.loaded is None:
         return PreparedJob(report)
@@ -122,20 +125,21 @@ def render_report(
     # resolved once: the directory written is the one the script names (`~/x`, not `./~/x`)
     claimed: tuple[Path, ...] = ()
     if job_dir is None and submitting:
-        base = check_job_dir(default_job_dir(document, name).parent)
-        target, claimed = claim_job_dir(base, name)
+        home = placement.local_base if placement else default_job_dir(document, name).parent
+        target, claimed = claim_job_dir(check_job_dir(home), name)
     else:
         target = check_job_dir(job_dir or default_job_dir(document, name))
+    seen = placement.remote(target) if placement is not None else str(target)
     try:
         spec = JobSpec(
             entry=entry.resolve(report.automodel_version or DEFAULT),
-            job_dir=str(target),
+            job_dir=seen,
             source=str(path),
             job_name=name,
             environ=dict(os.environ if environ is None else environ),
             config_path=str(path) if job_dir is None and not submitting else None,
             after=after,
-            code=str(target / CODE) if code == CODE else code,
+            code=f"{seen}/{CODE}" if code == CODE else code,
         )
         artifact = render_artifact(document, spec, nproc_per_node)
         files = job_files(document, report.loaded, artifact)

@@ -103,6 +103,16 @@ SetOption = Annotated[
     Optional[list[str]],  # noqa: UP045 (typer reads the annotation at run time)
     typer.Option("--set", help=SET_HELP, metavar="KEY=VALUE", show_default=False),
 ]
+RemoteOption = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--remote",
+        help="Submit to the named cluster of the profile file's clusters: over SSH "
+        "(default: the profile's remote:).",
+        metavar="NAME",
+        show_default=False,
+    ),
+]
 ProfileOption = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--profile", help=PROFILE_HELP, metavar="NAME", show_default=False),

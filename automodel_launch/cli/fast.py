@@ -22,7 +22,7 @@ SWITCHES: dict[str, tuple[str, bool]] = {
 VALUED = {"--format": "format", "-f": "format", "--set": "set", "--profile": "profile"}
 REPEATED = frozenset({"set"})
 """Options that may be given more than once: their values are collected in a list."""
-TYPER_ONLY = frozenset({"--cluster"})
+TYPER_ONLY = frozenset({"--cluster", "--remote"})
 """Options left to the typer command: they ask the cluster, which is never fast."""
 
 

@@ -11,6 +11,7 @@ import typer
 from automodel_launch.cli.common import (
     MaxParallelOption,
     ProfileOption,
+    RemoteOption,
     SetOption,
     SweepOption,
     entry_value,
@@ -64,6 +65,7 @@ def command(
     profile: ProfileOption = None,
     sweeps: SweepOption = None,
     max_parallel: MaxParallelOption = None,
+    remote: RemoteOption = None,
 ) -> None:
     """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
     from automodel_launch.checks import local_gpu_count
@@ -81,6 +83,15 @@ def command(
         layers=layers(profile, sets),
     )  # fmt: skip
     report_problems(plan.report, settings)
+    if remote and job_dir is None:
+        raise UsageError(
+            f"--remote {remote}: give --job-dir too",
+            hint="the job directory is written here; its script names its place on the cluster",
+        )
+    if job_dir is not None:
+        from automodel_launch.remote.target import aim
+
+        aim(plan, remote, job_dir)  # no connection: the script names the cluster's paths
     try:
         render_plan(
             plan, entry=choice, job_dir=job_dir, nproc_per_node=nproc_per_node or local_gpu_count()

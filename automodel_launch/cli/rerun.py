@@ -39,6 +39,15 @@ def command(
         bool,
         typer.Option("--no-preflight", help="Do not ask the Slurm cluster first."),
     ] = False,
+    remote: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--remote",
+            metavar="NAME",
+            help="Submit to this named cluster over SSH (default: JOB's cluster, if any).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Submit the config and code job JOB ran again, as a new job (--set on top)."""
     from automodel_launch import api
@@ -49,6 +58,8 @@ def command(
     from automodel_launch.launchers import launcher_of
     from automodel_launch.plan.rerun import plan_rerun
     from automodel_launch.plan.submit import refuse_unsupported
+    from automodel_launch.remote.session import connected
+    from automodel_launch.remote.target import aim, placed
     from automodel_launch.render.entry import EntryError
 
     first = api.job(job, point=point)
@@ -56,13 +67,17 @@ def command(
     given = layers(None, sets)
     rerun = plan_rerun(first, settings, given.overrides if given is not None else ())
     plan = rerun.plan
-    if not no_preflight:
-        ask_the_cluster(plan)
-    report_problems(plan.report, settings)
-    assert plan.document is not None
-    refuse_unsupported(plan, launcher_of(plan.document).name, detach=detach, after=False)
-    try:
-        rerun.render(job_dir)
-    except (JobDirError, EntryError) as exc:
-        raise UsageError(str(exc), hint=exc.hint) from None
-    hand_over(plan, dry_run=dry_run, detach=detach)
+    there = remote or (first.remote.name if first.remote is not None else None)
+    session = aim(plan, there, job_dir) if plan.document is not None else None
+    with connected(session):
+        if not no_preflight:
+            ask_the_cluster(plan)
+        report_problems(plan.report, settings)
+        assert plan.document is not None
+        refuse_unsupported(plan, launcher_of(plan.document).name, detach=detach, after=False)
+        try:
+            rerun.render(job_dir)
+        except (JobDirError, EntryError) as exc:
+            raise UsageError(str(exc), hint=exc.hint) from None
+        placed(plan, session)
+        hand_over(plan, dry_run=dry_run, detach=detach)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import ProfileOption, SetOption
+from automodel_launch.cli.common import ProfileOption, RemoteOption, SetOption
 
 
 def command(
@@ -33,6 +33,7 @@ def command(
     ] = None,
     sets: SetOption = None,
     profile: ProfileOption = None,
+    remote: RemoteOption = None,
 ) -> None:
     """Open a shell (or run COMMAND) with the recipe's container, mounts, environment and
     resources; exit with its exit status."""
@@ -45,4 +46,13 @@ def command(
     plan = plan_jobs(config, settings, entry=EntryChoice(), layers=layers(profile, sets))
     report_problems(plan.report, settings)
     assert plan.document is not None  # a report without errors has its document
-    raise typer.Exit(open_shell(plan.document, words or [], nodes))
+    from automodel_launch.remote.target import aim
+
+    session = aim(plan, remote, None)
+    if session is None:
+        raise typer.Exit(open_shell(plan.document, words or [], nodes))
+    from automodel_launch.remote.job_shell import open_remote_shell
+    from automodel_launch.remote.session import connected
+
+    with connected(session):
+        raise typer.Exit(open_remote_shell(plan.document, words or [], nodes, session))

@@ -11,6 +11,7 @@ import typer
 from automodel_launch.cli.common import (
     MaxParallelOption,
     ProfileOption,
+    RemoteOption,
     SetOption,
     SweepOption,
     script_value,
@@ -99,6 +100,7 @@ def command(
             show_default=False,
         ),
     ] = None,
+    remote: RemoteOption = None,
 ) -> None:
     """Submit CONFIG to its launcher: sbatch, SkyPilot, or torchrun on this node."""
     from automodel_launch.checks import local_gpu_count
@@ -111,6 +113,8 @@ def command(
     from automodel_launch.plan.render import SweepScriptError, render_plan
     from automodel_launch.plan.submit import refuse_unsupported
     from automodel_launch.prepare import EntryChoice
+    from automodel_launch.remote.session import connected
+    from automodel_launch.remote.target import aim, placed
     from automodel_launch.render.entry import EntryError
 
     settings = load_settings(check_paths=check_paths, check_env=True)
@@ -120,20 +124,24 @@ def command(
         layers=layers(profile, sets), submitting=True,
     )  # fmt: skip
     document = plan.document
-    if not no_preflight:
-        ask_the_cluster(plan)
-    report_problems(plan.report, settings)
-    assert document is not None
-    refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
-    code = _code(no_snapshot, snapshot_untracked, require_clean)
-    try:
-        render_plan(
-            plan, entry=choice, job_dir=job_dir, nproc_per_node=nproc_per_node or local_gpu_count(),
-            submitting=True, after=dependency(after or ()), code=code,
-        )  # fmt: skip
-    except (JobDirError, EntryError, SweepScriptError) as exc:
-        raise UsageError(str(exc), hint=exc.hint) from None
-    hand_over(plan, dry_run=dry_run, detach=detach)
+    session = aim(plan, remote, job_dir) if document is not None else None
+    with connected(session):
+        if not no_preflight:
+            ask_the_cluster(plan)
+        report_problems(plan.report, settings)
+        assert document is not None
+        refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
+        code = _code(no_snapshot, snapshot_untracked, require_clean)
+        try:
+            render_plan(
+                plan, entry=choice, job_dir=job_dir,
+                nproc_per_node=nproc_per_node or local_gpu_count(), submitting=True,
+                after=dependency(after or ()), code=code,
+            )  # fmt: skip
+        except (JobDirError, EntryError, SweepScriptError) as exc:
+            raise UsageError(str(exc), hint=exc.hint) from None
+        placed(plan, session)
+        hand_over(plan, dry_run=dry_run, detach=detach)
 
 
 def ask_the_cluster(plan: JobPlan) -> None:

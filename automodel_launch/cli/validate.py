@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from automodel_launch.cli.common import ProfileOption, SetOption
+from automodel_launch.cli.common import ProfileOption, RemoteOption, SetOption
 
 FormatOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
@@ -41,6 +41,7 @@ def command(
             "sbatch --test-only) about every slurm: config.",
         ),
     ] = False,
+    remote: RemoteOption = None,
 ) -> None:
     """Check launcher configs; report every problem in every file at once."""
     from automodel_launch.cli.common import layers, load_settings
@@ -50,11 +51,17 @@ def command(
     settings = load_settings(
         format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
     )
+    if remote and not cluster:
+        raise typer.BadParameter("--remote names the cluster --cluster asks: give both")
     reports = validate_paths(files, settings, layers(profile, sets), spread=not cluster)
     if cluster:
         from automodel_launch.cli.preflight import preflight_reports
+        from automodel_launch.remote.session import RemoteSession, connected
+        from automodel_launch.remote.target import chosen
 
-        preflight_reports(reports)
+        named = chosen(remote, reports[0] if reports else None)
+        with connected(RemoteSession(named) if named is not None else None):
+            preflight_reports(reports)
     write_report(
         reports,
         settings.format,

@@ -45,6 +45,7 @@ from automodel_launch.cluster.commands import (
     find,
     run,
 )
+from automodel_launch.cluster.transport import Transport, current_transport
 from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.secrets import display, looks_like_token
 
@@ -164,9 +165,19 @@ class SlurmClient:
 
     environ: Mapping[str, str] | None = None
     probe_timeout: float = PROBE
+    transport: Transport | None = None
+    """Where the commands run: None, the one :func:`current_transport` names (a named
+    cluster's shell over SSH), else this host."""
+
+    @property
+    def remote(self) -> Transport | None:
+        return self.transport or current_transport()
 
     def has(self, program: str) -> bool:
-        """``program`` is on PATH."""
+        """``program`` is on PATH (the cluster's, for a remote one)."""
+        remote = self.remote
+        if remote is not None:
+            return remote.has(program)
         return find(program, self.environ) is not None
 
     def timeout(self, kind: Kind) -> float:
@@ -182,6 +193,8 @@ class SlurmClient:
         cwd: str | Path | None = None,
         limit: int = MAX_OUTPUT,
         seconds: float | None = None,
+        stdin: bytes | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> Answer:
         """Run one Slurm command; its answer whatever its exit status.
 
@@ -193,6 +206,15 @@ class SlurmClient:
         if program not in PROGRAMS:
             raise ValueError(f"{program} is not one of Slurm's commands")
         name = f"`{' '.join(command)}`" if kind == "probe" else program
+        remote = self.remote
+        if remote is not None:
+            return remote.run(
+                command, timeout=self.timeout(kind) if seconds is None else seconds,
+                cwd=None if cwd is None else remote.where(str(cwd)), limit=limit, name=name,
+                stdin=stdin, secrets=secrets,
+            )  # fmt: skip
+        if stdin is not None or secrets:
+            raise ValueError("standard input and credentials are given to a remote command only")
         return run(
             command,
             timeout=self.timeout(kind) if seconds is None else seconds,
@@ -224,10 +246,16 @@ class SlurmClient:
         cwd: str | Path,
         test_only: bool = False,
         dependency: Dependency | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> Answer:
         """``sbatch --export=ALL [--dependency=...] --parsable|--test-only SCRIPT`` in
         ``cwd`` (the submitting environment travels with the job). An array is written
         in the script (``#SBATCH --array=0-N%K``): nothing more is needed here.
+
+        On a named cluster (:attr:`remote`) the environment is the cluster's, with
+        ``secrets`` (the credentials the job references, from this host) added for sbatch
+        alone through the shell's standard input; a ``--test-only`` reads the script from
+        standard input, so it needs no job directory there.
 
         :class:`NoSlurm` (not on PATH, or cannot start), :class:`Unanswered`,
         :class:`Refused` when sbatch refuses the job. Read the id with
@@ -235,20 +263,28 @@ class SlurmClient:
         """
         if not self.has("sbatch"):
             raise NoSlurm("sbatch is not on PATH: submit from a Slurm login node")
-        answer = self.run(
-            self._sbatch_command(script, test_only, dependency), "submit", cwd=cwd,
-            limit=SBATCH_OUTPUT,
-        )  # fmt: skip
+        command = self._sbatch_command(script, test_only, dependency)
+        if test_only and self.remote is not None:
+            answer = self.run(command[:-1], "submit", stdin=_script(cwd, script),
+                              limit=SBATCH_OUTPUT)  # fmt: skip
+        else:
+            answer = self.run(command, "submit", cwd=cwd, limit=SBATCH_OUTPUT, secrets=secrets)
         if answer.returncode != 0:
             why = said(answer.stderr) or said(answer.stdout)
             raise Refused(f"sbatch refused the job: {why}", answer)
         return answer
 
     def submit(
-        self, script: str, *, cwd: str | Path, dependency: Dependency | None = None
+        self,
+        script: str,
+        *,
+        cwd: str | Path,
+        dependency: Dependency | None = None,
+        secrets: Mapping[str, str] | None = None,
     ) -> Submission:
         """``sbatch --parsable`` and its job id (an array's: its tasks are ``ID_INDEX``)."""
-        return Submission.read(self.sbatch(script, cwd=cwd, dependency=dependency))
+        answer = self.sbatch(script, cwd=cwd, dependency=dependency, secrets=secrets)
+        return Submission.read(answer)
 
     def test_only(
         self, script: str, *, cwd: str | Path, dependency: Dependency | None = None
@@ -256,7 +292,10 @@ class SlurmClient:
         """Preflight's ``sbatch --test-only``: twice a probe's time, the answer whatever
         it says (a refusal is a finding, not an error)."""
         command = self._sbatch_command(script, True, dependency)
-        return self.run(command, "probe", cwd=cwd, seconds=2 * self.probe_timeout)
+        seconds = 2 * self.probe_timeout
+        if self.remote is not None:
+            return self.run(command[:-1], "probe", stdin=_script(cwd, script), seconds=seconds)
+        return self.run(command, "probe", cwd=cwd, seconds=seconds)
 
     @staticmethod
     def _sbatch_command(script: str, test_only: bool, dependency: Dependency | None) -> list[str]:
@@ -298,3 +337,13 @@ class SlurmClient:
         answer = self.query("scancel", "--", *checked)
         if answer.returncode != 0:
             raise Refused(f"scancel refused: {display(answer.said)}", answer)
+
+
+def _script(cwd: str | Path, script: str) -> bytes:
+    """The script's bytes, for a remote ``sbatch --test-only`` reading standard input."""
+    from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
+
+    try:
+        return read_regular(Path(cwd) / script, SBATCH_OUTPUT)
+    except (OSError, NotRegular, TooLarge) as exc:
+        raise SlurmError(f"cannot read the script {script} to send: {exc}") from None

@@ -47,6 +47,7 @@ from automodel_launch.jobs.origins import (
     OriginKey,
     OverrideRecord,
     ProfileRecord,
+    RemoteRecord,
     Text,
 )
 from automodel_launch.launcher_names import LauncherName
@@ -174,6 +175,8 @@ class Manifest(BaseModel):
     """What each rank runs, and ``--nproc-per-node`` (None: a job from before it was kept)."""
     rerun_of: Id | None = None
     """The job this one runs again (``rerun``): its config and code (None: a new job)."""
+    remote: RemoteRecord | None = None
+    """The named cluster it was submitted to over SSH (None: submitted on this host)."""
     format: Literal[1] = 1
 
     @field_validator("submitted_at")

@@ -70,6 +70,19 @@ class EntryRecord(BaseModel):
     nproc_per_node: Annotated[int, Field(ge=1, le=4096)] = 1
 
 
+class RemoteRecord(BaseModel):
+    """Where a job submitted over SSH is: the cluster's name (its connection is the profile
+    file's ``clusters:`` entry of that name, else ``host`` and ``port``) and the job
+    directory there; the local job directory holds the manifest and what was copied back."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+    host: Annotated[str, Field(pattern=r"^[A-Za-z0-9_\[][A-Za-z0-9_.@:%\[\]+-]{0,319}$")]
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    job_dir: Annotated[str, Field(pattern=r"^/[^\x00-\x1f]*$", max_length=4096)]
+
+
 def cut(text: str) -> str:
     """``text`` at most :data:`MAX_TEXT` characters; what is cut says how much."""
     if len(text) <= MAX_TEXT:

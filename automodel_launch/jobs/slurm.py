@@ -197,13 +197,29 @@ def status_of(manifest: Manifest) -> JobStatus:
 
 
 def logs(manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
+    """Show (``follow``: and follow) the job's log; a job on a named cluster has its
+    output copied back before each look."""
+    from automodel_launch.remote.session import connected, for_jobs
+
     checked_id(manifest)
     path = str(log_path(manifest))
-    if not follow and not Path(path).exists():
-        now = status_of(manifest)
-        why = f" ({now.reason})" if now.reason else ""
-        raise SlurmUnavailable(f"no output yet: the job is {now.state}{why}; {path} is not there")
-    final = follow_file(Path(path), lambda: status_of(manifest), follow=follow, rank=rank)
+    with connected(for_jobs([manifest])) as session:
+        job_dir = Path(manifest.job_dir)
+
+        def now() -> JobStatus:
+            if session is not None:
+                session.pull(job_dir)
+            return status_of(manifest)
+
+        if session is not None:
+            session.pull(job_dir)
+        if not follow and not Path(path).exists():
+            seen = status_of(manifest)
+            why = f" ({seen.reason})" if seen.reason else ""
+            raise SlurmUnavailable(
+                f"no output yet: the job is {seen.state}{why}; {path} is not there"
+            )
+        final = follow_file(Path(path), now, follow=follow, rank=rank)
     return exit_code_for(final) if follow else 0
 
 
@@ -215,8 +231,15 @@ def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[Job
     """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
     tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
     ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
+    from automodel_launch.remote.session import connected, for_jobs
+
     for manifest in manifests:
         checked_id(manifest, "nothing to cancel")
+    with connected(for_jobs(manifests)):
+        return _cancel_all(manifests, wait)
+
+
+def _cancel_all(manifests: Sequence[Manifest], wait: float) -> list[JobStatus]:
     before = statuses(manifests)
     running = [manifests[i] for i, status in enumerate(before) if not status.finished]
     if not running:

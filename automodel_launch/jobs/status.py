@@ -119,6 +119,7 @@ class JobStatus:
             "more_origins": m.more_origins,
             "image": m.image,
             "rerun_of": m.rerun_of,
+            "remote": None if m.remote is None else m.remote.model_dump(mode="json"),
             "failure": None if self.failure is None else self.failure.model_dump(mode="json"),
         }
 
@@ -146,19 +147,26 @@ def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobSt
     files read once. With ``failures``, a failed job's says why (:func:`with_failure`)."""
     from automodel_launch.jobs.driven import driven, queued_status
 
-    by_launcher: dict[str, list[Manifest]] = {}
+    by_launcher: dict[tuple[str, str | None], list[Manifest]] = {}
     found: dict[str, JobStatus] = {}
     for manifest in manifests:
         if driven(manifest):  # not started yet: its sweep's driver answers, not a scheduler
             found[manifest.id] = _with_job_dir_notes(queued_status(manifest))
         else:
-            by_launcher.setdefault(manifest.launcher, []).append(manifest)
-    for launcher, group in by_launcher.items():
+            where = None if manifest.remote is None else manifest.remote.name
+            by_launcher.setdefault((manifest.launcher, where), []).append(manifest)
+    for (launcher, where), group in by_launcher.items():
         from automodel_launch.launchers import LAUNCHERS
 
         if launcher not in LAUNCHERS:
             for m in group:
                 found[m.id] = JobStatus(m, "UNKNOWN", note=f"unknown launcher {launcher!r}")
+            continue
+        if where is not None:
+            from automodel_launch.remote.status import remote_statuses
+
+            for status in remote_statuses(backend(launcher), group, fetch=failures):
+                found[status.manifest.id] = _with_job_dir_notes(status)
             continue
         with each_read_once():
             for status in backend(launcher).statuses(group):

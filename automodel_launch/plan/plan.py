@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.prepare import EntryChoice, PreparedJob
     from automodel_launch.profiles.overrides import Layers
+    from automodel_launch.remote.clusters import Remote
+    from automodel_launch.remote.place import Placement
     from automodel_launch.rules.context import Purpose
     from automodel_launch.settings import Settings
     from automodel_launch.snapshot.reuse import Reused
@@ -70,6 +72,10 @@ class JobPlan:
     nproc_per_node: int = 1
     rerun_of: Manifest | None = None
     """The job this plan runs again (``rerun``)."""
+    remote: Remote | None = None
+    """The named cluster the plan is submitted to over SSH (None: this host's Slurm)."""
+    placement: Placement | None = None
+    """Where its job directories are written here and copied to there (with ``remote``)."""
 
     @property
     def is_sweep(self) -> bool:

@@ -49,7 +49,8 @@ def render_plan(
     """Fill ``plan.root``, ``plan.files`` and ``plan.artifact`` (every point validated);
     ``after``: the Slurm dependency of every point; ``code``: snapshot ``repo_root`` so
     (``plan.snapshot``, refused before anything is written), or run an earlier job's
-    snapshot again; None: run the live tree."""
+    snapshot again; None: run the live tree. ``plan.placement``: written here, run on a
+    named cluster (the scripts name its paths)."""
     from automodel_launch.snapshot import CodeOptions
 
     if isinstance(code, CodeOptions):
@@ -62,7 +63,7 @@ def render_plan(
         job.prepared = render_report(
             job.report, plan.path, entry=entry, job_dir=job_dir, nproc_per_node=nproc_per_node,
             environ=environ, submitting=submitting, after=after,
-            code=CODE if plan.snapshot is not None else None,
+            code=CODE if plan.snapshot is not None else None, placement=plan.placement,
         )  # fmt: skip
         prepared = job.prepared
         plan.root, plan.claimed = prepared.job_dir, prepared.claimed
@@ -75,7 +76,10 @@ def render_plan(
     name = default_job_name(document, entry)
     claimed: tuple[Path, ...] = ()
     if job_dir is None and submitting:
-        root, claimed = claim_job_dir(check_job_dir(default_job_dir(document, name).parent), name)
+        home = (
+            plan.placement.local_base if plan.placement else default_job_dir(document, name).parent
+        )
+        root, claimed = claim_job_dir(check_job_dir(home), name)
     else:
         root = check_job_dir(job_dir or default_job_dir(document, name))
     try:
@@ -103,6 +107,8 @@ def _snapshot(
     if root is None or document is None:
         return None
     written = job_dir or default_job_dir(document, default_job_name(document, entry)).parent
+    if plan.placement is not None and job_dir is None:
+        written = plan.placement.local_base
     return take(root, code, [written.expanduser().absolute()])
 
 
@@ -121,7 +127,8 @@ def _render_points(
         job.prepared = render_report(
             job.report, plan.path, entry=entry, job_dir=root / where,
             nproc_per_node=nproc_per_node, environ=environ, after=after,
-            code=str(root / CODE) if plan.snapshot is not None else None,
+            code=f"{_seen(plan, root)}/{CODE}" if plan.snapshot is not None else None,
+            placement=plan.placement,
         )  # fmt: skip
         files.update({f"{where}/{name}": text for name, text in job.prepared.files.items()})
         shown.append(f"# point {job.point.index}: {job.point.label}\n{job.prepared.artifact}")
@@ -156,14 +163,14 @@ def _array_script(
     first = plan.jobs[0]
     spec = JobSpec(
         entry=entry.resolve(first.report.automodel_version or DEFAULT),
-        job_dir=str(root),
+        job_dir=_seen(plan, root),
         source=str(plan.path),
         job_name=first.prepared.name,
         environ=environ_of(environ),
         array_tasks=len(plan.jobs),
         max_parallel=plan.max_parallel,
         after=after,
-        code=str(root / CODE) if plan.snapshot is not None else None,
+        code=f"{_seen(plan, root)}/{CODE}" if plan.snapshot is not None else None,
     )
     scripts = []
     for job in plan.jobs:
@@ -176,3 +183,8 @@ def _array_script(
                 hint="sweep fields of the recipe only, or submit each value on its own",
             )
     return scripts[0]
+
+
+def _seen(plan: JobPlan, local: Path) -> str:
+    """``local`` as the job sees it: here, or its path on the named cluster."""
+    return plan.placement.remote(local) if plan.placement is not None else str(local)

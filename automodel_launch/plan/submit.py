@@ -162,6 +162,11 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
         settings = run_settings(job.report, hide)
         if plan.rerun_of is not None:
             settings = rerun_settings(plan.rerun_of, settings)
+        if plan.remote is not None and plan.placement is not None:
+            settings["remote"] = {
+                "name": plan.remote.name, "host": plan.remote.host, "port": plan.remote.port,
+                "job_dir": plan.placement.remote(plan.job_dir(job)),
+            }  # fmt: skip
         recorder = Recorder.for_job(
             name=job.prepared.name,
             launcher=launcher,

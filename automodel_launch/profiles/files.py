@@ -18,6 +18,7 @@ A profile in the user's file replaces the site's profile of the same name.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 from automodel_launch.diagnostics import Collector, Diagnostic, Origin
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.profiles import LAUNCHERS, SITE_VARIABLE
+from automodel_launch.remote.clusters import CLUSTERS_KEY, NAME, REMOTE_KEY
 
 SITE_DEFAULT = Path("/etc/automodel-launch/profiles.yaml")
 FILE_NAME = "profiles.yaml"
@@ -51,7 +53,9 @@ class ProfileFile:
 
     @property
     def names(self) -> list[str]:
-        return [str(k) for k in self.loaded.data] if self.loaded is not None else []
+        if self.loaded is None:
+            return []
+        return [str(k) for k in self.loaded.data if k != CLUSTERS_KEY]
 
 
 @dataclass
@@ -63,6 +67,8 @@ class Profile:
     problems: list[Diagnostic] = field(default_factory=list)
     automodel_version: str | None = None
     """The profile's ``automodel_version:``, checked (None: the profile does not say)."""
+    remote: str | None = None
+    """The profile's ``remote:``: the cluster it submits to (:mod:`automodel_launch.remote`)."""
 
     @property
     def origin(self) -> Origin:
@@ -106,7 +112,7 @@ def profile_files() -> list[ProfileFile]:
 
 def find(name: str, files: list[ProfileFile]) -> Profile | None:
     for file in reversed(files):  # the user's file first
-        if file.loaded is None or name not in file.loaded.data:
+        if file.loaded is None or name == CLUSTERS_KEY or name not in file.loaded.data:
             continue
         return _profile(name, file)
     return None
@@ -120,6 +126,7 @@ def _profile(name: str, file: ProfileFile) -> Profile:
     problems: list[Diagnostic] = []
     sections: dict[str, Any] = {}
     version: str | None = None
+    remote: str | None = None
     if not isinstance(raw, dict):
         collector.add(
             "invalid-profile",
@@ -132,12 +139,15 @@ def _profile(name: str, file: ProfileFile) -> Profile:
             if key == VERSION_KEY:
                 version = _version(value, (name, key), collector)
                 continue
+            if key == REMOTE_KEY:
+                remote = _remote(value, (name, key), collector)
+                continue
             if key not in LAUNCHERS:
                 collector.add(
                     "invalid-profile",
                     (name, key),
-                    "a profile holds launcher sections (slurm:, skypilot:) and "
-                    f"automodel_version:, not '{key}:'",
+                    "a profile holds launcher sections (slurm:, skypilot:), "
+                    f"automodel_version: and remote:, not '{key}:'",
                     "recipe values belong in the recipe, or in --set",
                     at_key=True,
                 )
@@ -162,7 +172,19 @@ def _profile(name: str, file: ProfileFile) -> Profile:
             else:
                 sections[key] = value
     problems = [_with_origin(d, origin) for d in collector.items]
-    return Profile(name, file, sections, problems, version)
+    return Profile(name, file, sections, problems, version, remote)
+
+
+def _remote(value: Any, loc: tuple[str, str], collector: Collector) -> str | None:
+    if isinstance(value, str) and re.fullmatch(NAME, value):
+        return value
+    collector.add(
+        "invalid-profile",
+        loc,
+        "remote: names a cluster of clusters: (a name of letters, digits, '.', '_', '-')",
+        "write remote: NAME, NAME defined under clusters: in a profile file",
+    )
+    return None
 
 
 def _version(value: Any, loc: tuple[str, str], collector: Collector) -> str | None:

@@ -7,6 +7,8 @@ job id); here its errors become the submit's, and what sbatch said is shown clea
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +19,9 @@ from automodel_launch.cluster.client import (
     Unparsed,
     said,
 )
+from automodel_launch.cluster.transport import current_transport
 from automodel_launch.layout import SLURM_SCRIPT
+from automodel_launch.secrets import is_secret_name
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
@@ -27,27 +31,52 @@ SCRIPT = SLURM_SCRIPT
 
 
 def submit_slurm(
-    job_dir: Path, *, dry_run: bool = False, dependency: Dependency | None = None
+    job_dir: Path,
+    *,
+    dry_run: bool = False,
+    dependency: Dependency | None = None,
+    credentials: Mapping[str, str] | None = None,
 ) -> Submitted:
     """``sbatch --parsable`` (``--test-only`` for a dry run) of the job directory's script,
-    after ``dependency`` when one is given."""
+    after ``dependency`` when one is given. On a named cluster the directory is copied
+    there first, and ``credentials`` reach sbatch's environment there, never a file."""
     client = SlurmClient()
+    remote = current_transport()
     try:
         if dry_run:
             answer = client.sbatch(SCRIPT, cwd=job_dir, test_only=True, dependency=dependency)
             return Submitted(f"sbatch --test-only accepts the job: {said(answer.stderr)}")
-        submission = client.submit(SCRIPT, cwd=job_dir, dependency=dependency)
+        where = job_dir if remote is None else remote.push(job_dir)
+        submission = client.submit(
+            SCRIPT, cwd=job_dir, dependency=dependency,
+            secrets=credentials if remote is not None else None,
+        )  # fmt: skip
     except Unparsed as exc:
         raise SubmitError(str(exc), started=True) from None
     except SlurmError as exc:
         raise SubmitError(str(exc)) from None
     details = {} if submission.cluster is None else {"cluster": submission.cluster}
+    there = "" if remote is None else f" (here: {job_dir})"
     return Submitted(
-        f"submitted Slurm job {submission.job_id}; files and log in {job_dir}",
+        f"submitted Slurm job {submission.job_id}; files and log in {where}{there}",
         submission.job_id,
         details,
     )
 
 
 def hand_over(handover: Handover) -> Submitted:
-    return submit_slurm(handover.job_dir, dry_run=handover.dry_run)
+    carried = None
+    if current_transport() is not None:
+        carried = referenced_credentials(handover.files.values(), handover.environ)
+    return submit_slurm(handover.job_dir, dry_run=handover.dry_run, credentials=carried)
+
+
+_REFERENCE = re.compile(r"\$\{(?:oc\.env:)?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def referenced_credentials(texts: Iterable[str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The credentials (secret-named variables set in ``environ``) the job's files
+    reference as ``${NAME}`` or ``${oc.env:NAME}``: what a job on a named cluster needs
+    from this host's environment."""
+    names = {name for text in texts for name in _REFERENCE.findall(text)}
+    return {n: environ[n] for n in sorted(names) if is_secret_name(n) and environ.get(n)}

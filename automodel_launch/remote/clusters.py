@@ -1,0 +1,174 @@
+"""Named clusters: the profile file's ``clusters:`` mapping, each entry checked.
+
+::
+
+    clusters:
+      lab:
+        host: me@login.example.org      # or a Host alias of ~/.ssh/config
+        port: 22                        # optional
+        ssh_options: ["-i", "~/.ssh/id_ed25519"]   # optional, given to ssh as written
+        remote_dir: /lustre/me/automodel-launch     # where job directories live there
+    lab-big:
+      remote: lab                       # a profile may name its default cluster
+      slurm: {partition: big}
+
+A cluster in the user's file replaces the site's of the same name. The host, the port
+and the options reach ssh's command line, so each is bounded and none may read as
+something else: a host that starts with ``-`` would be an option, an option that turns
+off host-key checking or takes over the connection sharing is refused (this tool checks
+host keys always, and runs the connection itself).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from automodel_launch.errors import UsageError
+
+CLUSTERS_KEY = "clusters"
+"""The profile file's top-level key holding the clusters (no profile may be named so)."""
+REMOTE_KEY = "remote"
+"""A profile's key naming its default cluster."""
+NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+MAX_OPTIONS = 32
+_HOST = re.compile(r"^(?:[A-Za-z0-9._+-]{1,64}@)?[A-Za-z0-9_.:%\[\]-]{1,253}$")
+_OWNED = (
+    "stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",
+    "controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",
+    "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
+)  # fmt: skip
+_FLAGS = frozenset({"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",
+                    "-E", "-q"})  # fmt: skip
+"""Options that change what a connection is for, where output goes, or whose socket it
+uses: the connection is this tool's to run."""
+
+
+class ClusterError(UsageError):
+    """A cluster that is not defined, or whose definition cannot be used (exit 2)."""
+
+
+class Remote(BaseModel):
+    """One named cluster as the profile file defines it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=NAME)] = "cluster"
+    host: str
+    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    ssh_options: Annotated[list[str], Field(max_length=MAX_OPTIONS)] = []
+    remote_dir: str
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if value.startswith("-") or not _HOST.fullmatch(value):
+            raise ValueError(
+                "is not a host: write user@host, host, or a Host alias of ~/.ssh/config"
+            )
+        return value
+
+    @field_validator("ssh_options")
+    @classmethod
+    def _options(cls, value: list[str]) -> list[str]:
+        for option in value:
+            if not option or len(option) > 1024 or any(c in option for c in "\x00\n\r"):
+                raise ValueError("each option is one line of at most 1024 characters")
+            if "'" in option and '"' in option:
+                raise ValueError("an option may hold ' or \", not both")
+            said = option.replace(" ", "").lower()
+            owned = next((o for o in _OWNED if said.startswith(o) or f"o{o}" in said), None)
+            if owned is not None or option in _FLAGS:
+                shown = option if owned is None else owned.split("=")[0]
+                raise ValueError(
+                    f"{shown!r} is this tool's to set (it checks host keys always and runs "
+                    "the connection itself): remove it"
+                )
+        return value
+
+    @field_validator("remote_dir")
+    @classmethod
+    def _remote_dir(cls, value: str) -> str:
+        if not value.startswith("/") or len(value) > 1024 or any(ord(c) < 32 for c in value):
+            raise ValueError("must be an absolute path on the cluster (/lustre/me/jobs)")
+        return str(PurePosixPath(value))
+
+    @property
+    def shown(self) -> str:
+        """How messages name it: ``lab (me@login)``."""
+        return f"{self.name} ({self.host}{'' if self.port is None else f':{self.port}'})"
+
+
+def read_remote(name: str, raw: Any) -> Remote:
+    """One entry of ``clusters:``; :class:`ClusterError` naming the field and the fix."""
+    if not isinstance(raw, dict):
+        raise ClusterError(
+            f"cluster '{name}' is not a mapping", hint="write host: and remote_dir: under it"
+        )
+    try:
+        return Remote.model_validate({**raw, "name": name})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or name
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ClusterError(
+            f"clusters.{name}.{field}: {message}",
+            hint="see docs/remote.md for the fields of a cluster",
+        ) from None
+
+
+def defined_clusters() -> dict[str, tuple[str, Any]]:
+    """Every ``clusters:`` entry of the profile files: name -> (file, raw); the user's
+    file's entry replaces the site's."""
+    from automodel_launch.profiles.files import profile_files
+
+    found: dict[str, tuple[str, Any]] = {}
+    for file in profile_files():
+        data = file.loaded.data if file.loaded is not None else None
+        section = data.get(CLUSTERS_KEY) if isinstance(data, dict) else None
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            raise ClusterError(
+                f"{file.path}: clusters: is not a mapping of named clusters",
+                hint="write clusters: then each cluster's name, indented",
+            )
+        for key, raw in section.items():
+            found[str(key)] = (file.path, raw)
+    return found
+
+
+def find_remote(name: str) -> Remote:
+    """The cluster ``name``; :class:`ClusterError` when no profile file defines it."""
+    from automodel_launch.settings import did_you_mean
+
+    if not re.fullmatch(NAME, name):
+        raise ClusterError(f"--remote: {name!r} is not a cluster name")
+    defined = defined_clusters()
+    if name not in defined:
+        known = set(defined)
+        more = did_you_mean(name, known) if known else ": no profile file defines clusters:"
+        raise ClusterError(
+            f"no cluster '{name}'{more}", hint="define it under clusters: in profiles.yaml"
+        )
+    path, raw = defined[name]
+    try:
+        return read_remote(name, raw)
+    except ClusterError as exc:
+        raise ClusterError(f"{path}: {exc}", hint=exc.hint) from None
+
+
+def chosen_remote(option: str | None, profile: str | None) -> Remote | None:
+    """``--remote NAME``, else the ``remote:`` of the profile in play, else None (here)."""
+    if option:
+        return find_remote(option)
+    if not profile:
+        return None
+    from automodel_launch.profiles.files import find, profile_files
+
+    found = find(profile, profile_files())
+    raw = found.remote if found is not None else None
+    return find_remote(raw) if raw else None

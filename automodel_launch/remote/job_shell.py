@@ -1,0 +1,79 @@
+"""``shell --remote NAME``: the job's environment on a named cluster, over SSH.
+
+The same words as on a login node (:mod:`automodel_launch.job_shell`): the environment
+is built from the cluster's own (asked once, ``env -0``, in the session's shell), and the
+variables the recipe sets are given to ``env`` on the cluster's command line, since the
+session's standard input is the terminal. So credentials are not carried from this host
+(a variable with a secret name is left to the cluster's environment, and a note says so);
+``submit`` carries them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from automodel_launch.job_shell import (
+    WHOLE_NODE_NOTE,
+    ShellError,
+    job_environment,
+    run,
+    salloc_words,
+    srun_words,
+    step_without_gpus,
+)
+from automodel_launch.remote.ssh import quoted
+from automodel_launch.secrets import is_secret_name
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.remote.session import RemoteSession
+
+MAX_ENVIRONMENT = 1024 * 1024
+
+
+def cluster_environment(session: RemoteSession) -> dict[str, str]:
+    """The environment a command gets on the cluster (bounded; malformed entries left out)."""
+    from automodel_launch.cluster.commands import SlurmError
+
+    answer = session.run(["env", "-0"], timeout=30, cwd=None, limit=MAX_ENVIRONMENT,
+                         name="env")  # fmt: skip
+    if answer.returncode != 0 or answer.truncated:
+        raise SlurmError(f"the cluster's environment could not be read: {answer.said}")
+    found = {}
+    for entry in answer.stdout.split("\0"):
+        name, equals, value = entry.partition("=")
+        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
+            found[name] = value
+    return found
+
+
+def open_remote_shell(
+    document: LaunchDocument, command: Sequence[str], nodes: int | None, session: RemoteSession
+) -> int:
+    """Run ``shell``'s salloc and srun on the cluster; the exit status of what ran."""
+    cfg = document.slurm
+    if cfg is None:
+        raise ShellError(
+            f"--remote {session.remote.name}: only a slurm: recipe opens a shell on a cluster"
+        )
+    there = cluster_environment(session)
+    env = job_environment(cfg, there)
+    given = {k: v for k, v in env.items() if there.get(k) != v and not is_secret_name(k)}
+    held = sorted(k for k, v in env.items() if there.get(k) != v and is_secret_name(k))
+    if held:
+        names = ", ".join(held)
+        note = (f"note: {names} not carried into a shell on {session.remote.name}: the "
+                "cluster's own environment gives it (submit carries it)")  # fmt: skip
+        print(note, file=sys.stderr)
+    if step_without_gpus(cfg):
+        print(WHOLE_NODE_NOTE, file=sys.stderr)
+    words = [*salloc_words(cfg, nodes or 1), *srun_words(cfg, env, command)]
+    line = quoted(["env", "--", *(f"{k}={v}" for k, v in sorted(given.items())), *words])
+    connection = session.connection
+    assert connection is not None
+    tty = "-t" if sys.stdin.isatty() and not command else "-T"
+    ssh = connection.command(line)
+    return run([ssh[0], tty, *ssh[1:]], dict(os.environ))
