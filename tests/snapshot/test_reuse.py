@@ -82,6 +82,7 @@ def test_files_are_hard_links_and_file_links_stay_links(tmp_path: Path) -> None:
     assert (new / "code.diff").stat().st_ino == (old / "code.diff").stat().st_ino
     assert os.readlink(code / "entry.py") == "train.py"
     assert os.readlink(code / "gone") == "/nowhere/at/all"
+    assert stat.S_IMODE(code.stat().st_mode) == 0o755
     assert stat.S_IMODE((code / "pkg").stat().st_mode) == 0o755
     assert stat.S_IMODE((code / "pkg/sub").lstat().st_mode) == 0o755
     # the first job's compiled files are not code
@@ -132,6 +133,10 @@ def test_the_diff_is_linked_only_when_the_record_names_one_and_it_is_a_file(
     (tmp_path / "other").mkdir()
     names = Reused("J1", old / "code", record(old)).write_into(tmp_path / "other")
     assert "code.diff" not in names and not (tmp_path / "other/code.diff").is_symlink()
+    (old / "code.diff").unlink()  # named by the record, but gone
+    (tmp_path / "third").mkdir()
+    names = Reused("J1", old / "code", record(old)).write_into(tmp_path / "third")
+    assert names == EXPECTED[:-1] and not (tmp_path / "third/code.diff").exists()
 
 
 def test_a_snapshot_with_too_many_files_is_refused(
