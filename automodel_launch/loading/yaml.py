@@ -122,6 +122,10 @@ def load_buffer(text: str, name: str = "<string>") -> LoadResult:
 
 
 def load_bytes(raw: bytes, name: str = "<string>") -> LoadResult:
+    """A file's bytes, read already (``name``: its path, for messages), checked as
+    :func:`load_file` checks the file."""
+    if len(raw) > MAX_BYTES:
+        return _too_large(len(raw))
     sink = Collector()
     if b"\x00" in raw:
         sink.add("not-text", (), "the file contains NUL bytes: it is binary, not YAML")

@@ -127,18 +127,21 @@ def plan_jobs(
     max_parallel: int | None = None,
     layers: Layers | None = None,
     submitting: bool = False,
+    raw: bytes | None = None,
 ) -> JobPlan:
     """Validate every point of ``path`` (with ``layers``, the profile and ``--set``, under
-    each point's swept values). Raises :class:`~automodel_launch.plan.sweep.SweepError`
-    for a sweep the options cannot make."""
-    from automodel_launch.loading import load_file
+    each point's swept values). ``raw``: the file's bytes, read already (what was checked
+    is what is planned: the file is not read again; diagnostics still name ``path``).
+    Raises :class:`~automodel_launch.plan.sweep.SweepError` for a sweep the options cannot
+    make."""
+    from automodel_launch.loading import load_bytes, load_file
     from automodel_launch.prepare import PreparedJob, check_report
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.validation import validate_result
 
     base = layers or Layers()
     chosen = points(axes, base.overrides) if axes else [Point(0, ())]
-    loaded = load_file(path)
+    loaded = load_file(path) if raw is None else load_bytes(raw, str(path))
     purpose: Purpose = "submit" if submitting else "render"
     jobs = []
     for point in chosen:

@@ -67,7 +67,7 @@ def plan_rerun(
 
     source = Path(first.job_dir) / LAUNCH_CONFIG
     try:
-        read_regular(source, MAX_BYTES)
+        raw = read_regular(source, MAX_BYTES)  # planned as read: the file is not read again
     except FileNotFoundError:
         raise RerunError(
             f"job {first.id} has no {LAUNCH_CONFIG} in {first.job_dir}: it was submitted "
@@ -89,7 +89,7 @@ def plan_rerun(
     entry = first.entry
     choice = EntryChoice(entry.text, entry.command, entry.domain) if entry else EntryChoice()
     layers = Layers(None, (*pinned, *sets), ambient=False)
-    plan = plan_jobs(source, settings, entry=choice, layers=layers, submitting=submitting)
+    plan = plan_jobs(source, settings, entry=choice, layers=layers, submitting=submitting, raw=raw)
     plan.rerun_of = first
     code = None
     if not plan.failed(settings.strict):

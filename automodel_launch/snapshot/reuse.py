@@ -4,9 +4,9 @@
 made of hard links to the first job's files (a copy where links cannot be made: another
 file system), so it costs no space and the new job keeps its code when the old job
 directory is removed. ``__pycache__`` folders, written by the first job's own runs, are
-left out. The old snapshot is read as any job directory is: links are copied as links,
-never followed, and only regular files are linked; its size is bounded as a new
-snapshot's is.
+left out. The old snapshot is read as any job directory is: links (to a file or to a
+folder) are made again as links with the same target, never followed, and only regular
+files are linked; its number of files is bounded as a new snapshot's is.
 """
 
 from __future__ import annotations
@@ -41,13 +41,17 @@ class Reused:
         target.mkdir(mode=0o755)
         written: list[str] = []
         for folder, subdirs, names in os.walk(self.source, followlinks=False):
-            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
             here = Path(folder)
             into = target / here.relative_to(self.source)
+            kept = [d for d in subdirs if d != "__pycache__"]
+            # a link to a folder is listed among the folders: made a link, not descended
+            linked = [d for d in kept if (here / d).is_symlink()]
+            subdirs[:] = sorted(d for d in kept if d not in linked)
             for name in subdirs:
                 (into / name).mkdir(mode=0o755)
-            for name in sorted(names):
-                _link(here / name, into / name)
+            for name in sorted([*names, *linked]):
+                if not _link(here / name, into / name):
+                    continue
                 written.append(f"{CODE}/{(into / name).relative_to(target).as_posix()}")
                 if len(written) > MAX_FILES:
                     raise SnapshotError(
@@ -78,7 +82,10 @@ def _regular(path: Path) -> bool:
         return False
 
 
-def _link(source: Path, copy: Path) -> None:
+def _link(source: Path, copy: Path) -> bool:
+    """A link as a link (to a file or a folder: its target's text), a regular file hard
+    linked (copied where it cannot be); False: anything else (a FIFO, a device) is no
+    code, left out."""
     info = source.lstat()
     if stat.S_ISLNK(info.st_mode):
         os.symlink(os.readlink(source), copy)
@@ -89,7 +96,9 @@ def _link(source: Path, copy: Path) -> None:
             from automodel_launch.snapshot.take import copy_file
 
             copy_file(source, copy)
-    # anything else (a FIFO, a device) is no code: left out
+    else:
+        return False
+    return True
 
 
 def reused(job: str, job_dir: Path, record: CodeRecord | None, point: bool) -> Reused | None:

@@ -443,6 +443,18 @@ def test_just_under_the_size_limit_loads(tmp_path: Path) -> None:
     assert result.diagnostics == []
 
 
+def test_bytes_read_already_are_bounded_as_the_file_is() -> None:
+    at_limit = b"slurm: {}\n" + b"#" * (MAX_BYTES - 11) + b"\n"
+    assert len(at_limit) == MAX_BYTES
+    assert load_bytes(at_limit, "launch.yaml").diagnostics == []
+    over = load_bytes(at_limit + b"#", "launch.yaml")
+    assert codes(over) == ["1:1 error[file-too-large] "]
+    assert only(over).message == (
+        f"{(MAX_BYTES + 1) / 1e6:.1f} MB is far larger than any recipe (limit "
+        f"{MAX_BYTES // 10**6} MB)"
+    )
+
+
 def test_load_file_reads_bytes(tmp_path: Path) -> None:
     path = tmp_path / "bin.yaml"
     path.write_bytes(b"a: 1\n\x00")

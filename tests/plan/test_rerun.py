@@ -254,3 +254,48 @@ def test_a_sweep_point_is_rerun_by_its_index(tmp_path: Path) -> None:
     assert len(new) == 1
     assert "lr: 0.0003" in (new[0] / "job_config.yaml").read_text()
     assert "#SBATCH --array" not in (new[0] / "job.sbatch").read_text()
+
+
+def test_the_launch_config_checked_is_the_one_planned(
+    first: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``launch.yaml`` is read once: replaced right after it was read, the rerun still runs
+    what was read (and a config that does not validate is named by its path and line)."""
+    from automodel_launch.loading import files
+    from automodel_launch.plan.rerun import plan_rerun
+
+    tmp = first["tmp"]
+    assert isinstance(tmp, Path)
+    monkeypatch.setenv("PATH", f"{tmp / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp / "state"))
+    launch = job_dir_of(tmp, str(first["id"])) / "launch.yaml"
+    checked = launch.read_text()
+    assert "lr: 2.0e-05" in checked and "max_steps: 2\n" in checked
+    swapped = checked.replace("max_steps: 2\n", "max_steps: 0\n")
+    real = files.read_regular
+    reads: list[Path] = []
+
+    def read_then_swap(path: str | Path, limit: int) -> bytes:
+        raw = real(path, limit)
+        if Path(path) == launch:
+            reads.append(launch)
+            launch.write_text(swapped)
+        return raw
+
+    monkeypatch.setattr(files, "read_regular", read_then_swap)
+    done = api.rerun(str(first["id"]))
+    assert reads == [launch]
+    assert launch.read_text() == swapped
+    new = Path(done.manifests[0].job_dir)
+    assert "max_steps: 2\n" in (new / "job_config.yaml").read_text()
+    assert (new / "launch.yaml").read_text() == checked
+    # what is read is what is checked: the swapped file, named by its path and line
+    manifest = api.job(str(first["id"]))
+    again = plan_rerun(manifest, api.settings())
+    assert again.plan.failed(strict=False)
+    line = swapped.splitlines().index("  max_steps: 0") + 1
+    report = again.plan.report
+    assert report.path == str(launch)
+    assert [(d.line, d.code, d.path) for d in report.diagnostics if d.is_error] == [
+        (line, "size-not-positive", "step_scheduler.max_steps")
+    ]
