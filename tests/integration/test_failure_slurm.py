@@ -17,7 +17,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ import pytest
 
 from tests.integration.conftest import free_port
 from tests.integration.slurm import HARNESS, Cluster
+from tests.integration.waiting import status_until
 
 pytestmark = pytest.mark.integration
 
@@ -80,12 +80,7 @@ class Cli:
 
     def wait_for_end(self, job: str, timeout: float = 300) -> dict[str, Any]:
         """The job's status once it ended (``timeout``: a limit for a broken run only)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.status(job)
-            if shown["state"] in ENDED or time.monotonic() > deadline:
-                return shown
-            time.sleep(1)
+        return status_until(lambda: self.status(job), lambda s: s["state"] in ENDED, timeout, 1)
 
 
 @pytest.fixture

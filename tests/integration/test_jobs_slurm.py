@@ -14,13 +14,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.integration.slurm import HARNESS, Cluster
+from tests.integration.waiting import status_until
 
 pytestmark = pytest.mark.integration
 
@@ -79,22 +79,12 @@ class Cli:
     def wait_for(self, job: str, states: set[str], timeout: float = 300) -> dict[str, Any]:
         """The job's status once its state is one of ``states`` (the last one seen after
         ``timeout`` s: only a limit for a broken run, a loaded machine gets there first)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.status(job)
-            if shown["state"] in states or time.monotonic() > deadline:
-                return shown
-            time.sleep(0.5)
+        return status_until(lambda: self.status(job), lambda s: s["state"] in states, timeout, 0.5)
 
     def wait_for_reason(self, job: str, reason: str, timeout: float = 120) -> dict[str, Any]:
         """As :meth:`wait_for`, for the pending reason: the scheduler settles on it in its
         next cycle."""
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.status(job)
-            if shown["reason"] == reason or time.monotonic() > deadline:
-                return shown
-            time.sleep(0.5)
+        return status_until(lambda: self.status(job), lambda s: s["reason"] == reason, timeout, 0.5)
 
 
 @pytest.fixture

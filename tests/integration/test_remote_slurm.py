@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 from tests.integration.conftest import unavailable
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.sshd import Sshd, other_key, start_sshd, unknown_host_file
+from tests.integration.waiting import status_until
 
 pytestmark = pytest.mark.integration
 
@@ -103,12 +103,7 @@ class Laptop:
         return shown
 
     def wait_for(self, job: str, states: set[str], timeout: float = 300) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.status(job)
-            if shown["state"] in states or time.monotonic() > deadline:
-                return shown
-            time.sleep(0.5)
+        return status_until(lambda: self.status(job), lambda s: s["state"] in states, timeout, 0.5)
 
 
 @pytest.fixture(scope="module")
