@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from automodel_launch.cluster.client import Answer, SlurmError
 from automodel_launch.cluster.transport import using
+from automodel_launch.layout import sweep_root
 from automodel_launch.remote.clusters import ClusterError, Remote, find_remote
 from automodel_launch.remote.shell import RemoteShell, ShellLost
 from automodel_launch.remote.ssh import Connection, RemoteError, why
@@ -140,7 +141,16 @@ def for_jobs(manifests: Sequence[Manifest]) -> RemoteSession | None:
     for manifest in manifests:
         if manifest.remote is not None:
             session.place(Path(manifest.job_dir), manifest.remote.job_dir)
+            if manifest.sweep is not None:  # its sweep's directory: one copy for every point
+                there = PurePosixPath(manifest.remote.job_dir)
+                session.place(sweep_root(Path(manifest.job_dir)), there.parent.parent)
     return session
+
+
+def output_roots(manifests: Sequence[Manifest]) -> list[Path]:
+    """The directories to copy back for ``manifests``: a sweep's once for all its points."""
+    roots = {sweep_root(Path(m.job_dir)) if m.sweep else Path(m.job_dir) for m in manifests}
+    return sorted(roots)
 
 
 def remote_key(manifest: Manifest) -> str | None:

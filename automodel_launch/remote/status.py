@@ -4,13 +4,12 @@ back first (for ``status``, not ``jobs``), the last state the cluster gave kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from automodel_launch.cluster.client import SlurmError
 from automodel_launch.jobs.files import each_read_once
 from automodel_launch.remote.last_seen import keep, recalled
-from automodel_launch.remote.session import connected, for_jobs
+from automodel_launch.remote.session import connected, for_jobs, output_roots
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
@@ -27,9 +26,9 @@ def remote_statuses(
     ``fetch``: copy each job's output back first (a failure is in the statuses' notes)."""
     with connected(for_jobs(group)) as session:
         if fetch and session is not None:
-            for manifest in group:
+            for root in output_roots(group):
                 try:
-                    session.pull(Path(manifest.job_dir))
+                    session.pull(root)
                 except SlurmError:
                     break
         with each_read_once():

@@ -164,6 +164,9 @@ def _rendezvous(cfg: SlurmConfig, spec: JobSpec) -> str:
         "export JOB_DIR MASTER_ADDR MASTER_PORT WORLD_SIZE",
         "export TORCH_NCCL_ASYNC_ERROR_HANDLING=1",
         'export NCCL_DEBUG="${NCCL_DEBUG:-WARN}"',
+        # torchrun's tee copies each rank's lines to its own stdout, the job's log: written
+        # as they come (not in 8 KiB blocks at the end), `logs --follow` shows them live
+        'export PYTHONUNBUFFERED="${PYTHONUNBUFFERED:-1}"',
     ]) + "\n"  # fmt: skip
 
 

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -205,16 +206,20 @@ def test_submit_status_logs_cancel_over_ssh(laptop: Laptop) -> None:
         [sys.executable, "-m", "automodel_launch", "logs", "--follow", job], cwd=laptop.tmp,
         env=laptop.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    digest = hashlib.sha256(TOKEN.encode()).hexdigest()[:12]
     try:
-        # it follows a running job: it ends (exit 0) when the job has, its lines copied back
-        assert laptop.status(job)["state"] == "RUNNING"
+        # the running job's first line comes over SSH while the job waits for its gate
+        assert follow.stdout is not None
+        ready, _, _ = select.select([follow.stdout], [], [], 180)  # a limit for a broken run
+        assert ready, "logs --follow showed nothing of the running job"
+        first = follow.stdout.readline()
+        assert first == f"[rank0]:token_len={len(TOKEN)} token_sha={digest}\n", first
         (laptop.tmp / "gated.gate").write_text("")
         followed, complaints = follow.communicate(timeout=300)
     finally:
         follow.kill()
-    assert follow.returncode == 0, followed + complaints
-    digest = hashlib.sha256(TOKEN.encode()).hexdigest()[:12]
-    assert f"[rank0]:token_len={len(TOKEN)} token_sha={digest}\n[rank0]:done" in followed, followed
+    assert follow.returncode == 0, followed + complaints  # it ended with the job
+    assert "[rank0]:done" in followed, followed
     finished = laptop.wait_for(job, {"COMPLETED", "FAILED", "CANCELLED"})
     assert finished["state"] == "COMPLETED", finished
     shown = laptop.run("logs", job)
@@ -303,3 +308,25 @@ def test_dry_run_and_shell_over_ssh(laptop: Laptop) -> None:
     assert TOKEN not in opened.stdout + opened.stderr
     assert laptop.sshd.sessions() - before == 2
     assert not laptop.called.exists(), laptop.called.read_text()
+
+
+def test_a_sweep_runs_as_one_array_on_the_cluster(laptop: Laptop) -> None:
+    config = laptop.tmp / "rsweep.yaml"
+    config.write_text(CONFIG.format(name="rsweep") + "optimizer:\n  lr: 0.1\n")
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}}"
+    done = laptop.run("submit", str(config), "--remote", "lab", "--entry", entry,
+                      "--sweep", "optimizer.lr=0.01,0.1")  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    match = re.search(r"^recorded 2 points as sweep (\w+): ", done.stdout, re.M)
+    assert match, done.stdout
+    ended = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
+    sweep = status_until(
+        lambda: laptop.status(match.group(1)), lambda s: set(s["states"]) <= ended, 300, 0.5
+    )
+    assert sweep["states"] == {"COMPLETED": 2}, sweep
+    for index, (point, lr) in enumerate(zip(sweep["points"], ("0.01", "0.1"), strict=True)):
+        there = Path(point["remote"]["job_dir"])
+        assert there.parent.parent.parent == laptop.remote_dir and there.name == str(index)
+        here = Path(point["job_dir"])  # the point's output, copied back with the sweep's
+        log = next(here.glob("rsweep_*.out")).read_text()
+        assert re.search(rf"^\[rank0\]:point lr={lr} steps=1 ", log, re.M), log
