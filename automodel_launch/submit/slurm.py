@@ -7,6 +7,7 @@ job id); here its errors become the submit's, and what sbatch said is shown clea
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,7 +20,7 @@ from automodel_launch.cluster.client import (
     Unparsed,
     said,
 )
-from automodel_launch.cluster.transport import current_transport
+from automodel_launch.cluster.transport import Transport, current_transport
 from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.secrets import is_secret_name
 from automodel_launch.submit import SubmitError, Submitted
@@ -42,11 +43,13 @@ def submit_slurm(
     there first, and ``credentials`` reach sbatch's environment there, never a file."""
     client = SlurmClient()
     remote = current_transport()
+    where: Path | str = job_dir
     try:
         if dry_run:
             answer = client.sbatch(SCRIPT, cwd=job_dir, test_only=True, dependency=dependency)
             return Submitted(f"sbatch --test-only accepts the job: {said(answer.stderr)}")
-        where = job_dir if remote is None else remote.push(job_dir)
+        if remote is not None:
+            where = remote.push(job_dir)
         submission = client.submit(
             SCRIPT, cwd=job_dir, dependency=dependency,
             secrets=credentials if remote is not None else None,
@@ -54,6 +57,8 @@ def submit_slurm(
     except Unparsed as exc:
         raise SubmitError(str(exc), started=True) from None
     except SlurmError as exc:
+        if remote is not None and where != job_dir:  # copied, refused: no job there
+            _discard(remote, str(where))
         raise SubmitError(str(exc)) from None
     details = {} if submission.cluster is None else {"cluster": submission.cluster}
     there = "" if remote is None else f" (here: {job_dir})"
@@ -62,6 +67,12 @@ def submit_slurm(
         submission.job_id,
         details,
     )
+
+
+def _discard(remote: Transport, there: str) -> None:
+    """Remove a job directory copied to a cluster whose sbatch refused the job."""
+    with contextlib.suppress(SlurmError):
+        remote.run(["rm", "-rf", "--", there], timeout=60, cwd=None, limit=65536, name="rm")
 
 
 def hand_over(handover: Handover) -> Submitted:

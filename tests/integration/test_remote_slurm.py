@@ -258,6 +258,7 @@ def _closed_port() -> int:
         ("unknown_host_key", "its host key is not in known_hosts"),
         ("refused_key", "refused the key"),
         ("dropped_mid_copy", "dropped while copying the job directory"),
+        ("refused_by_sbatch", "sbatch refused the job: "),  # copied, then taken back
     ],
 )
 def test_bad_networks_leave_no_job(laptop: Laptop, case: str, said: str) -> None:
@@ -273,10 +274,14 @@ def test_bad_networks_leave_no_job(laptop: Laptop, case: str, said: str) -> None
         laptop.profiles(ssh_options=options)
     elif case == "refused_key":
         laptop.profiles(ssh_options=laptop.sshd.ssh_options(key=other_key(laptop.tmp / case)))
-    else:
+    elif case == "dropped_mid_copy":
         drop.write_text("")
     try:
-        done = laptop.submit(case, *(["--no-preflight"] if case == "dropped_mid_copy" else []))
+        extra = {
+            "dropped_mid_copy": ["--no-preflight"],
+            "refused_by_sbatch": ["--no-preflight", "--set", "slurm.partition=nonesuch"],
+        }
+        done = laptop.submit(case, *extra.get(case, []))
     finally:
         laptop.profiles()
         drop.unlink(missing_ok=True)
