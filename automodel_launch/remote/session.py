@@ -58,6 +58,12 @@ class RemoteSession:
         try:
             shell.start()
         except ShellLost as exc:
+            if exc.said.startswith("@@ missing "):
+                tool = exc.said.removeprefix("@@ missing ")[:64]
+                raise RemoteError(
+                    f"{self.remote.shown} has no {tool}: its login node needs a POSIX sh with "
+                    "base64, timeout, mktemp, head, wc and tr (GNU coreutils)"
+                ) from None
             raise RemoteError(why(self.remote, exc.said, "starting a shell")) from None
         self.shell = shell
         return shell

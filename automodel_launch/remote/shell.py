@@ -40,6 +40,8 @@ taken for dropped."""
 START = 30.0
 """Seconds the shell has to answer that it is ready."""
 MAX_LINE_SLACK = 1024
+MAX_GREETING_LINES = 200
+"""Lines a login file may print before the shell says it is ready."""
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 PREAMBLE = r"""umask 077
@@ -106,10 +108,18 @@ class RemoteShell:
             start_new_session=True,
         )  # fmt: skip
         self._send(PREAMBLE.encode())
-        line = self._line(time.monotonic() + START, 4096)
-        if line != "@@ ready":
-            self._lost()
-            raise ShellLost(self.said() or line)
+        deadline = time.monotonic() + START
+        for _ in range(MAX_GREETING_LINES):  # a login file may print a greeting first
+            line = self._line(deadline, 4096)
+            if line == "@@ ready":
+                return
+            if line.startswith("@@ missing "):
+                self._lost()
+                raise ShellLost(line)
+            if line.startswith("@@ "):
+                break
+        self._lost()
+        raise ShellLost(self.said() or line)
 
     def close(self) -> None:
         process, self.process = self.process, None

@@ -85,3 +85,19 @@ def test_a_shell_that_never_starts_says_why() -> None:
     with pytest.raises(ShellLost) as caught:
         broken.start()
     assert "Connection refused" in caught.value.said
+
+
+def test_a_greeting_before_the_shell_is_ready_is_skipped() -> None:
+    greeted = RemoteShell(["sh", "-c", "echo 'Welcome to the cluster'; echo; exec sh"])
+    greeted.start()
+    try:
+        assert greeted.run(["echo", "hi"], timeout=5, limit=100).stdout == "hi\n"
+    finally:
+        greeted.close()
+
+
+def test_a_shell_missing_a_tool_says_which() -> None:
+    bare = RemoteShell(["sh", "-c", "PATH=/nonexistent; exec /bin/sh"])
+    with pytest.raises(ShellLost) as caught:
+        bare.start()
+    assert caught.value.said == "@@ missing mktemp"
