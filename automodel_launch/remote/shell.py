@@ -117,7 +117,7 @@ class RemoteShell:
             return
         with contextlib.suppress(OSError):
             assert process.stdin is not None
-            process.stdin.write(b"exit\n")
+            process.stdin.write(_b64(b"exit") + b"\n")  # a request, as every line it reads
             process.stdin.close()
         try:
             process.wait(5)
