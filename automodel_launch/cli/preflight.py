@@ -31,6 +31,7 @@ def preflight_reports(reports: list[FileReport]) -> None:
     try:
         check_reports(reports, _script_of)
     except NoSlurm as exc:
+        _unreachable(exc)
         raise PreflightError(f"--cluster: {exc}") from None
 
 
@@ -49,7 +50,17 @@ def preflight_report(
         if tasks:
             preflight.check_array(report, tasks, max_parallel)
     except NoSlurm as exc:
+        _unreachable(exc)
         raise PreflightError(f"preflight: {exc}", hint=NO_PREFLIGHT) from None
+
+
+def _unreachable(exc: Exception) -> None:
+    """A named cluster that cannot be reached is said as it is: skipping the preflight
+    would not help (the submit needs the same connection)."""
+    from automodel_launch.remote.ssh import RemoteError
+
+    if isinstance(exc, RemoteError):
+        raise RemoteError(str(exc)) from None
 
 
 def _script_of(report: FileReport, job_dir: Path) -> str | None:

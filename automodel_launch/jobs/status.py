@@ -165,7 +165,7 @@ def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobSt
         if where is not None:
             from automodel_launch.remote.status import remote_statuses
 
-            for status in remote_statuses(backend(launcher), group, fetch=failures):
+            for status in remote_statuses(backend(launcher).statuses, group, fetch=failures):
                 found[status.manifest.id] = _with_job_dir_notes(status)
             continue
         with each_read_once():

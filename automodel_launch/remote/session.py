@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.commands import Answer, SlurmError
+from automodel_launch.cluster.client import Answer, SlurmError
 from automodel_launch.cluster.transport import using
 from automodel_launch.remote.clusters import ClusterError, Remote, find_remote
 from automodel_launch.remote.shell import RemoteShell, ShellLost

@@ -31,7 +31,7 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 
-from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered
+from automodel_launch.cluster.client import Answer, NoSlurm, Unanswered
 from automodel_launch.remote.ssh import quoted
 
 SLACK = 15.0

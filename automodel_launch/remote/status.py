@@ -3,11 +3,11 @@ back first (for ``status``, not ``jobs``), the last state the cluster gave kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.commands import SlurmError
+from automodel_launch.cluster.client import SlurmError
 from automodel_launch.jobs.files import each_read_once
 from automodel_launch.remote.last_seen import keep, recalled
 from automodel_launch.remote.session import connected, for_jobs
@@ -15,13 +15,15 @@ from automodel_launch.remote.session import connected, for_jobs
 if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
-    from automodel_launch.launchers import Launcher
 
 
 def remote_statuses(
-    launcher: Launcher, group: Sequence[Manifest], *, fetch: bool
+    statuses: Callable[[list[Manifest]], list[JobStatus]],
+    group: Sequence[Manifest],
+    *,
+    fetch: bool,
 ) -> list[JobStatus]:
-    """The launcher's statuses of ``group`` (jobs of one cluster), inside its session;
+    """The launcher's ``statuses`` of ``group`` (jobs of one cluster), inside its session;
     ``fetch``: copy each job's output back first (a failure is in the statuses' notes)."""
     with connected(for_jobs(group)) as session:
         if fetch and session is not None:
@@ -31,7 +33,7 @@ def remote_statuses(
                 except SlurmError:
                     break
         with each_read_once():
-            found = launcher.statuses(list(group))
+            found = statuses(list(group))
     for status in found:
         keep(status)
     return [recalled(status) for status in found]

@@ -23,12 +23,13 @@ def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
         "config_sha256", "command_line", "artifacts", "tool_version", "scheduler_id",
         "cluster", "details", "sweep", "point", "values", "code", "automodel_version",
         "profile", "overrides", "more_overrides", "origins", "more_origins", "image",
-        "entry", "rerun_of",
+        "entry", "rerun_of", "remote",
     }  # fmt: skip
     assert manifest["entry"] == {
         "text": None, "command": "finetune", "domain": "llm", "nproc_per_node": 1,
     }  # fmt: skip
     assert manifest["rerun_of"] is None
+    assert manifest["remote"] is None
     assert manifest["code"] is None  # no repo_root: nothing snapshotted
     assert manifest["automodel_version"] == "0.7.0"
     assert re.fullmatch(r"[0-9a-f]{12}", manifest["id"])
