@@ -50,7 +50,7 @@ ONLY_FUNCTIONS: dict[str, tuple[str, ...]] = {
         "ǁConnectionǁoptions",
         "ǁConnectionǁcommand",
         "ǁConnectionǁrsync_shell",
-    ),  # fmt: skip
+    ),
 }
 
 
@@ -421,6 +421,68 @@ HAND_MUTANTS += [
             ("ERROR_FILE_BYTES = 1 << 20", "ERROR_FILE_BYTES = 2 << 20"),
         )
     ),
+]
+# named clusters: the validators are decorated (mutmut leaves them alone), so each check,
+# bound and refused option of a cluster's definition is mutated here
+CLUSTERS = "automodel_launch/remote/clusters.py"
+CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
+LAST_SEEN = "automodel_launch/remote/last_seen.py"
+HAND_MUTANTS += [
+    *drop_each(
+        CLUSTERS,
+        '"stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '"controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '"requesttty", "sessiontype", "stdinnull", "forkafterauthentication",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '{"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(CLUSTERS, '"-E", "-q"})', CLUSTERS_TESTS),
+    *(
+        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        for old, new in (
+            ("{0,63}$", "{0,64}$"),
+            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{1,65}@"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{0,64}@"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._-]{1,64}@"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.:%\[\]-]{1,254}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.:\[\]-]{1,253}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.%\[\]-]{1,253}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9.:%\[\]-]{1,253}$"),
+            ("ge=1, le=65535", "ge=0, le=65535"),
+            ("ge=1, le=65535", "ge=1, le=65536"),
+            ('if value.startswith("-") or not', "if not"),
+            ("if not option or len(option) > 1024", "if len(option) > 1024"),
+            ("len(option) > 1024", "len(option) > 1025"),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\n\\r")'),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\r")'),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\n")'),
+            ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
+            ("if owned is not None or option in _FLAGS:", "if owned is not None:"),
+            ("shown = option if owned is None else owned", "shown = option"),
+            ('if not value.startswith("/") or len', "if len"),
+            ("len(value) > 1024 or any", "len(value) > 1025 or any"),
+            ("any(ord(c) < 32 for c in value)", "any(ord(c) < 31 for c in value)"),
+            ("return str(PurePosixPath(value))", "return value"),
+            ("{'' if self.port is None else f':{self.port}'}", ""),
+        )
+    ),
+    HandMutant(LAST_SEEN, "Field(ge=0, le=2**40)", "Field(ge=-1, le=2**40)", ("tests/remote",)),
+    HandMutant(LAST_SEEN, "Field(ge=0, le=2**40)", "Field(ge=0, le=2**40 + 1)", ("tests/remote",)),
+    HandMutant(LAST_SEEN, 'extra="forbid", strict=True', "strict=True", ("tests/remote",)),
+    HandMutant(LAST_SEEN, 'extra="forbid", strict=True', 'extra="forbid"', ("tests/remote",)),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 

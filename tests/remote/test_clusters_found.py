@@ -15,6 +15,12 @@ from automodel_launch.remote.clusters import (
     read_remote,
 )
 
+OWNED = (
+    "StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null", "ControlMaster=auto",
+    "ControlPath=/t/s", "ControlPersist=yes", "BatchMode=no", "PermitLocalCommand=yes",
+    "LocalCommand=sh", "RemoteCommand=sh", "RequestTTY=yes", "SessionType=none",
+    "StdinNull=yes", "ForkAfterAuthentication=yes",
+)  # fmt: skip
 HINT = "see docs/remote.md for the fields of a cluster"
 
 
@@ -37,8 +43,7 @@ def test_a_bad_field_is_one_line_with_the_hint() -> None:
     with pytest.raises(ClusterError) as caught:
         read_remote("lab", _good(host="a b"))
     assert str(caught.value) == (
-        "clusters.lab.host: is not a host: write user@host, host, or a Host alias of "
-        "~/.ssh/config"
+        "clusters.lab.host: is not a host: write user@host, host, or a Host alias of ~/.ssh/config"
     )
     assert caught.value.hint == HINT
     with pytest.raises(ClusterError) as caught:
@@ -62,6 +67,9 @@ def test_the_name_is_the_key_and_the_folder_is_tidied() -> None:
         ({"host": "a" * 254}, "host: is not a host"),
         ({"host": "u" * 65 + "@h"}, "host: is not a host"),
         ({"host": "h;x"}, "host: is not a host"),
+        ({"host": "-v"}, "host: is not a host"),
+        ({"host": "@h"}, "host: is not a host"),
+        ({"port": 65536}, "port: Input should be less than or equal to 65535"),
         ({"port": 0}, "port: Input should be greater than or equal to 1"),
         ({"ssh_options": ["-v"] * 33}, "ssh_options: List should have at most 32 items"),
         ({"ssh_options": [""]}, "ssh_options: each option is one line of at most 1024"),
@@ -72,6 +80,9 @@ def test_the_name_is_the_key_and_the_folder_is_tidied() -> None:
         ({"ssh_options": ["-o", "Control Master = auto"]}, "'controlmaster' is this tool's"),
         ({"ssh_options": ["-oproxycommand=x -oControlPath=/t"]}, "'controlpath' is this"),
         ({"ssh_options": ["-oUserKnownHostsFile=/dev/null"]}, "'userknownhostsfile' is this"),
+        ({"ssh_options": ["-o", "UserKnownHostsFile /dev/null"]}, "'userknownhostsfile' is"),
+        ({"ssh_options": ["-o\tUserKnownHostsFile\t=\t/dev/null"]}, "'userknownhostsfile'"),
+        ({"ssh_options": ["-o\tStrictHostKeyChecking=no"]}, "'stricthostkeychecking' is"),
         ({"remote_dir": "/" + "a" * 1024}, "remote_dir: must be an absolute path"),
         ({"remote_dir": "/a\x1fb"}, "remote_dir: must be an absolute path"),
         ({"name": "x"}, ""),
@@ -89,15 +100,11 @@ def test_each_bound_is_enforced(changes: dict[str, object], said: str) -> None:
 
 @pytest.mark.parametrize(
     "option",
-    [
-        "StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null", "ControlMaster=auto",
-        "ControlPath=/t/s", "ControlPersist=yes", "BatchMode=no", "PermitLocalCommand=yes",
-        "LocalCommand=sh", "RemoteCommand=sh", "RequestTTY=yes", "SessionType=none",
-        "StdinNull=yes", "ForkAfterAuthentication=yes",
-    ],
+    OWNED,
 )
 def test_every_option_this_tool_sets_is_refused(option: str) -> None:
-    for given in (["-o", option], [f"-o{option}"]):
+    spaced = option.replace("=", " = ")
+    for given in (["-o", option], [f"-o{option}"], ["-o", spaced], [f"-o {spaced.upper()}"]):
         with pytest.raises(ClusterError, match="is this tool's to set"):
             read_remote("lab", _good(ssh_options=given))
 
@@ -115,11 +122,15 @@ def test_what_may_be_written() -> None:
         _good(
             host="u" * 64 + "@" + "a" * 253,
             port=65535,
-            ssh_options=["-v"] * 28 + ["x" * 1024, "-oProxyJump='me'", "-J", "a b"],
+            ssh_options=["-v"] * 27
+            + ["x" * 1024, "-oProxyJump='me'", "-J", "a b", "-oUserKnownHostsFile=/k/h"],
             remote_dir="/" + "a" * 1023,
         ),
     )
     assert remote.port == 65535 and len(remote.ssh_options) == 32
+    assert read_remote("a" * 64, _good()).name == "a" * 64
+    with pytest.raises(ClusterError, match="String should match pattern"):
+        read_remote("a" * 65, _good())
     for host in ("h", "[::1]", "fe80::1%eth0", "a.b-c_d", "u.s_e-r+x@h"):
         assert read_remote("lab", _good(host=host)).host == host
 
@@ -154,7 +165,7 @@ def test_clusters_that_are_no_mapping_name_the_file(files: tuple[Path, Path]) ->
 
 
 def test_finding_a_cluster(files: tuple[Path, Path]) -> None:
-    site, user = files
+    _site, user = files
     with pytest.raises(ClusterError) as caught:
         find_remote("lab")
     assert (str(caught.value), caught.value.hint) == (
@@ -165,7 +176,7 @@ def test_finding_a_cluster(files: tuple[Path, Path]) -> None:
         find_remote("-oProxyCommand=x")
     assert str(caught.value) == "--remote: '-oProxyCommand=x' is not a cluster name"
     user.write_text("clusters:\n  lab: {host: h, remote_dir: r}\n  eos: {host: h}\n")
-    with pytest.raises(ClusterError, match="^no cluster 'zzz'; known names: eos, lab$"):
+    with pytest.raises(ClusterError, match=r"^no cluster 'zzz'; known names: eos, lab$"):
         find_remote("zzz")
     with pytest.raises(ClusterError) as caught:
         find_remote("lab")
@@ -177,7 +188,7 @@ def test_finding_a_cluster(files: tuple[Path, Path]) -> None:
 
 
 def test_the_cluster_chosen(files: tuple[Path, Path]) -> None:
-    site, user = files
+    _site, user = files
     user.write_text(
         "clusters:\n  lab: {host: h, remote_dir: /r}\n  big: {host: b, remote_dir: /b}\n"
         "p: {remote: big}\nq: {slurm: {partition: x}}\n"

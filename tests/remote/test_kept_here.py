@@ -74,6 +74,15 @@ def test_the_state_recalled_says_when(tmp_path: Path) -> None:
     assert recalled(missing) is missing
 
 
+def test_the_latest_time_kept_is_two_to_the_fortieth(tmp_path: Path) -> None:
+    (tmp_path / LAST_SEEN).write_text('{"state": "PENDING", "at": 1099511627776}')
+    assert recalled(JobStatus(_manifest(tmp_path), "UNKNOWN")).state == "PENDING"
+    (tmp_path / LAST_SEEN).write_text('{"state": "PENDING", "at": 0}')
+    assert recalled(JobStatus(_manifest(tmp_path), "UNKNOWN")).note == (
+        "last seen PENDING at 1970-01-01 00:00 UTC"
+    )
+
+
 def test_the_state_file_is_read_up_to_four_kilobytes(tmp_path: Path) -> None:
     text = '{"state": "PENDING", "at": 1}'
     (tmp_path / LAST_SEEN).write_text(text + " " * (4096 - len(text)))

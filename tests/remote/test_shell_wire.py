@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered
+from automodel_launch.remote import shell as module
 from automodel_launch.remote.shell import PREAMBLE, RemoteShell, ShellLost
 
 
@@ -27,9 +28,8 @@ class Canned:
         self.answers = folder / "answers"
         self.sent = folder / "sent"
         self.answers.write_text("@@ ready\n")
-        self.shell = RemoteShell(
-            ["sh", "-c", 'exec 2>&-; cat "$1"; exec cat >"$2"', "sh", str(self.answers), str(self.sent)]
-        )
+        script = 'exec 2>&-; cat "$1"; cat >"$2"'
+        self.shell = RemoteShell(["sh", "-c", script, "sh", str(self.answers), str(self.sent)])
 
     def answer(self, *lines: str) -> RemoteShell:
         with self.answers.open("a") as file:
@@ -106,7 +106,7 @@ def test_an_answer_out_of_shape_loses_the_shell(canned: Canned, head: str) -> No
 
 def test_output_that_is_not_base64_loses_the_shell(canned: Canned) -> None:
     shell = canned.answer("@@ 0 3 0", "!!!!", "")
-    with pytest.raises(ShellLost, match="^the cluster's shell answered what is not base64$"):
+    with pytest.raises(ShellLost, match=r"^the cluster's shell answered what is not base64$"):
         shell.run(["x"], timeout=1, limit=4)
 
 
@@ -179,12 +179,14 @@ def test_closing_asks_the_shell_to_exit() -> None:
     process = shell.process
     shell.close()
     assert process is not None and process.returncode == 0
+    assert process.stdout is not None and process.stdout.closed
+    assert process.stderr is not None and process.stderr.closed
     assert shell.process is None
     shell.close()
 
 
 def test_a_shell_that_says_something_else_is_named_by_it() -> None:
-    shell = RemoteShell(["sh", "-c", "echo hello; exec 2>&-; exec cat >/dev/null"])
+    shell = RemoteShell(["sh", "-c", "echo hello; exec 2>&-; cat >/dev/null"])
     with pytest.raises(ShellLost) as caught:
         shell.start()
     assert caught.value.said == "hello"
@@ -196,7 +198,7 @@ def test_what_the_shell_says_last_is_kept_when_it_is_lost() -> None:
     with pytest.raises(ShellLost) as caught:
         shell.start()
     assert caught.value.said == "late\n"
-    assert time.monotonic() - began < 4
+    assert time.monotonic() - began < 1.5
     assert shell.process is None
 
 
@@ -216,4 +218,61 @@ def test_a_shell_that_stops_reading_is_lost() -> None:
     with pytest.raises(ShellLost) as caught:
         shell.run(["x"], timeout=1, limit=4)
     assert caught.value.said == "gone\n"
-    assert time.monotonic() - began < 4
+    assert time.monotonic() - began < 1.5
+
+
+def test_a_name_with_a_newline_is_no_variable_name(canned: Canned) -> None:
+    shell = canned.answer()
+    with pytest.raises(ValueError, match="is not a variable name"):
+        shell.run(["true"], timeout=1, limit=4, secrets={"A\n": "x"})
+
+
+def test_what_is_not_text_is_replaced(canned: Canned) -> None:
+    shell = canned.answer("@@ 0 1 1", b64(b"\xff"), b64(b"e\xfe"), "@@ 0 0 0\xe9", "", "")
+    assert shell.run(["x"], timeout=1, limit=4) == Answer(0, "\ufffd", "e\ufffd", False)
+    with pytest.raises(ShellLost):
+        shell.run(["x"], timeout=1, limit=4)
+
+
+def test_an_answer_that_does_not_come_loses_the_shell(
+    canned: Canned, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(module, "SLACK", 0.5)
+    shell = canned.answer()
+    began = time.monotonic()
+    with pytest.raises(ShellLost):
+        shell.run(["x"], timeout=0, limit=4)
+    assert 1.4 < time.monotonic() - began < 4
+
+
+def test_a_shell_that_never_says_ready_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(module, "START", 0.5)
+    shell = RemoteShell(["sh", "-c", "exec 2>&-; cat >/dev/null"])
+    began = time.monotonic()
+    with pytest.raises(ShellLost):
+        shell.start()
+    assert 0.4 < time.monotonic() - began < 3
+
+
+def test_a_line_longer_than_it_may_be_is_not_waited_for(tmp_path: Path) -> None:
+    (tmp_path / "many").write_text("A" * 5000)
+    shell = RemoteShell(
+        ["sh", "-c", 'exec 2>&-; echo "@@ ready"; echo "@@ 0 1 0"; cat "$1"; cat >/dev/null',
+         "sh", str(tmp_path / "many")]
+    )  # fmt: skip
+    shell.start()
+    began = time.monotonic()
+    with pytest.raises(ShellLost):
+        shell.run(["x"], timeout=10, limit=3)
+    assert time.monotonic() - began < 3
+
+
+def test_a_line_as_long_as_it_may_be_is_waited_for(tmp_path: Path) -> None:
+    (tmp_path / "most").write_text("A" * 1028)
+    shell = RemoteShell(
+        ["sh", "-c", 'exec 2>&-; echo "@@ ready"; echo "@@ 0 1 0"; sleep 0.3; cat "$1"; '
+         "sleep 0.3; printf '\\n\\n'; cat >/dev/null", "sh", str(tmp_path / "most")]
+    )  # fmt: skip
+    shell.start()
+    assert len(shell.run(["x"], timeout=10, limit=3).stdout) == 771
+    shell.close()
