@@ -427,6 +427,7 @@ HAND_MUTANTS += [
 CLUSTERS = "automodel_launch/remote/clusters.py"
 CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
 LAST_SEEN = "automodel_launch/remote/last_seen.py"
+LAST_SEEN_TESTS = ("tests/remote/test_kept_here.py",)
 HAND_MUTANTS += [
     *drop_each(
         CLUSTERS,
@@ -479,10 +480,15 @@ HAND_MUTANTS += [
             ("{'' if self.port is None else f':{self.port}'}", ""),
         )
     ),
-    HandMutant(LAST_SEEN, "Field(ge=0, le=2**40)", "Field(ge=-1, le=2**40)", ("tests/remote",)),
-    HandMutant(LAST_SEEN, "Field(ge=0, le=2**40)", "Field(ge=0, le=2**40 + 1)", ("tests/remote",)),
-    HandMutant(LAST_SEEN, 'extra="forbid", strict=True', "strict=True", ("tests/remote",)),
-    HandMutant(LAST_SEEN, 'extra="forbid", strict=True', 'extra="forbid"', ("tests/remote",)),
+    *(
+        HandMutant(LAST_SEEN, old, new, LAST_SEEN_TESTS)
+        for old, new in (
+            ("Field(ge=0, le=2**40)", "Field(ge=-1, le=2**40)"),
+            ("Field(ge=0, le=2**40)", "Field(ge=0, le=2**40 + 1)"),
+            ('extra="forbid", strict=True', "strict=True"),
+            ('extra="forbid", strict=True', 'extra="forbid"'),
+        )
+    ),
 ]
 """Constants mutated by hand: each must make one of its tests fail."""
 

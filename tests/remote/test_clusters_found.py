@@ -71,6 +71,7 @@ def test_the_name_is_the_key_and_the_folder_is_tidied() -> None:
         ({"host": "@h"}, "host: is not a host"),
         ({"port": 65536}, "port: Input should be less than or equal to 65535"),
         ({"port": 0}, "port: Input should be greater than or equal to 1"),
+        ({"ssh_options": ["-v", 7]}, "clusters.lab.ssh_options.1: Input should be a valid string"),
         ({"ssh_options": ["-v"] * 33}, "ssh_options: List should have at most 32 items"),
         ({"ssh_options": [""]}, "ssh_options: each option is one line of at most 1024"),
         ({"ssh_options": ["x" * 1025]}, "ssh_options: each option is one line"),

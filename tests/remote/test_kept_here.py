@@ -97,6 +97,7 @@ def test_the_state_file_is_read_up_to_four_kilobytes(tmp_path: Path) -> None:
         '{"state": "PENDING", "at": "1"}',
         '{"state": "PENDING", "at": 1.5}',
         '{"state": "PENDING", "at": 1099511627777}',
+        '{"state": "PENDING", "at": -1}',
         '{"state": "PENDING", "at": 1, "more": 1}',
     ],
 )
