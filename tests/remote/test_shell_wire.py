@@ -5,6 +5,7 @@ answer that cannot be trusted."""
 from __future__ import annotations
 
 import base64
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -214,6 +215,7 @@ def test_a_shell_that_stops_reading_is_lost() -> None:
         ["sh", "-c", 'read -r x; echo "@@ ready"; exec 0<&-; echo gone >&2; exec 2>&- >&-; sleep 9']
     )
     shell.start()
+    time.sleep(0.3)  # it has stopped reading: the request cannot be sent
     began = time.monotonic()
     with pytest.raises(ShellLost) as caught:
         shell.run(["x"], timeout=1, limit=4)
@@ -276,3 +278,78 @@ def test_a_line_as_long_as_it_may_be_is_waited_for(tmp_path: Path) -> None:
     shell.start()
     assert len(shell.run(["x"], timeout=10, limit=3).stdout) == 771
     shell.close()
+
+
+def test_what_is_not_text_on_its_error_output_is_replaced() -> None:
+    shell = RemoteShell(["sh", "-c", "printf 'no \\377\\n' >&2; exit 1"])
+    with pytest.raises(ShellLost) as caught:
+        shell.start()
+    assert caught.value.said == "no \ufffd\n"
+
+
+def test_a_line_too_long_by_less_than_a_quantum_is_too_long(canned: Canned) -> None:
+    # 299 bytes take 400 characters of base64: 1424 with the slack, not 1425
+    shell = canned.answer("@@ 0 1 0", "A" * 1425, "")
+    with pytest.raises(ShellLost) as caught:
+        shell.run(["x"], timeout=1, limit=299)
+    assert caught.value.said == ""
+
+
+def test_a_lost_shell_is_given_two_seconds_to_say_why(tmp_path: Path) -> None:
+    pid = tmp_path / "pid"
+    shell = RemoteShell(["sh", "-c", 'echo $$ >"$1"; echo junk; sleep 30', "sh", str(pid)])
+    began = time.monotonic()
+    with pytest.raises(ShellLost):
+        shell.start()
+    assert 1.9 < time.monotonic() - began < 2.9
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid.read_text()), 0)
+
+
+def test_a_lost_shell_that_stops_talking_is_ended(tmp_path: Path) -> None:
+    pid = tmp_path / "pid"
+    shell = RemoteShell(
+        ["sh", "-c", 'echo $$ >"$1"; echo junk; exec 2>&-; sleep 30', "sh", str(pid)]
+    )
+    with pytest.raises(ShellLost):
+        shell.start()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid.read_text()), 0)
+
+
+def test_closing_a_shell_that_stopped_reading() -> None:
+    shell = RemoteShell(["sh", "-c", 'read -r x; echo "@@ ready"; exec 0<&- 2>&-; sleep 0.2'])
+    shell.start()
+    process = shell.process
+    shell.close()
+    assert process is not None and process.returncode == 0
+
+
+def test_what_a_lost_shell_keeps_saying_is_read_for_two_seconds() -> None:
+    shell = RemoteShell(["sh", "-c", "echo junk; while :; do echo tick >&2; sleep 0.25; done"])
+    began = time.monotonic()
+    with pytest.raises(ShellLost) as caught:
+        shell.start()
+    assert 1.9 < time.monotonic() - began < 2.9
+    assert caught.value.said.count("tick") >= 6
+
+
+def test_a_shell_not_started_answers_nothing() -> None:
+    shell = RemoteShell(["sh"])
+    shell.close()
+    with pytest.raises(ShellLost) as caught:
+        shell.run(["true"], timeout=1, limit=4)
+    assert caught.value.said == ""
+
+
+def test_digits_of_other_scripts_are_no_answer(canned: Canned) -> None:
+    shell = canned.answer("@@ 0 0 \u0663", "", "")
+    with pytest.raises(ShellLost):
+        shell.run(["x"], timeout=1, limit=4)
+
+
+def test_a_first_line_too_long_is_not_repeated() -> None:
+    shell = RemoteShell(["sh", "-c", "printf '%4097s\\n' x; exec 2>&-; cat >/dev/null"])
+    with pytest.raises(ShellLost) as caught:
+        shell.start()
+    assert caught.value.said == ""
