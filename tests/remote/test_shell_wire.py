@@ -318,8 +318,9 @@ def test_a_lost_shell_that_stops_talking_is_ended(tmp_path: Path) -> None:
 
 
 def test_closing_a_shell_that_stopped_reading() -> None:
-    shell = RemoteShell(["sh", "-c", 'read -r x; echo "@@ ready"; exec 0<&- 2>&-; sleep 0.2'])
+    shell = RemoteShell(["sh", "-c", 'read -r x; echo "@@ ready"; exec 0<&- 2>&-; sleep 0.5'])
     shell.start()
+    time.sleep(0.2)  # it has closed its standard input: telling it to exit fails
     process = shell.process
     shell.close()
     assert process is not None and process.returncode == 0
