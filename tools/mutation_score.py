@@ -41,6 +41,16 @@ ONLY_FUNCTIONS: dict[str, tuple[str, ...]] = {
     # nodes out of service (the other rules are pinned by tests/cluster and the live cluster)
     "automodel_launch/cluster/rules.py": ("check_health",),
     "automodel_launch/cluster/model.py": ("broken_state",),
+    # what needs no network: ssh's complaint, the command lines (open/close run ssh itself)
+    "automodel_launch/remote/ssh.py": (
+        "why",
+        "_short_tmp",
+        "_rsync_word",
+        "quoted",
+        "ǁConnectionǁoptions",
+        "ǁConnectionǁcommand",
+        "ǁConnectionǁrsync_shell",
+    ),
 }
 
 
@@ -412,6 +422,74 @@ HAND_MUTANTS += [
         )
     ),
 ]
+# named clusters: the validators are decorated (mutmut leaves them alone), so each check,
+# bound and refused option of a cluster's definition is mutated here
+CLUSTERS = "automodel_launch/remote/clusters.py"
+CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
+LAST_SEEN = "automodel_launch/remote/last_seen.py"
+LAST_SEEN_TESTS = ("tests/remote/test_kept_here.py",)
+HAND_MUTANTS += [
+    *drop_each(
+        CLUSTERS,
+        '"stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '"controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '"requesttty", "sessiontype", "stdinnull", "forkafterauthentication",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(
+        CLUSTERS,
+        '{"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",',
+        CLUSTERS_TESTS,
+    ),
+    *drop_each(CLUSTERS, '"-E", "-q"})', CLUSTERS_TESTS),
+    *(
+        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        for old, new in (
+            ("{0,63}$", "{0,64}$"),
+            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{1,65}@"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{0,64}@"),
+            ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._-]{1,64}@"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.:%\[\]-]{1,254}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.:\[\]-]{1,253}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9_.%\[\]-]{1,253}$"),
+            (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9.:%\[\]-]{1,253}$"),
+            ("ge=1, le=65535", "ge=0, le=65535"),
+            ("ge=1, le=65535", "ge=1, le=65536"),
+            ('if value.startswith("-") or not', "if not"),
+            ("if not option or len(option) > 1024", "if len(option) > 1024"),
+            ("len(option) > 1024", "len(option) > 1025"),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\n\\r")'),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\r")'),
+            ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\n")'),
+            ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
+            ("if owned is not None or option in _FLAGS:", "if owned is not None:"),
+            ("shown = option if owned is None else owned", "shown = option"),
+            ('if not value.startswith("/") or len', "if len"),
+            ("len(value) > 1024 or any", "len(value) > 1025 or any"),
+            ("any(ord(c) < 32 for c in value)", "any(ord(c) < 31 for c in value)"),
+            ("return str(PurePosixPath(value))", "return value"),
+            ("{'' if self.port is None else f':{self.port}'}", ""),
+        )
+    ),
+    *(
+        HandMutant(LAST_SEEN, old, new, LAST_SEEN_TESTS)
+        for old, new in (
+            ("Field(ge=0, le=2**40)", "Field(ge=-1, le=2**40)"),
+            ("Field(ge=0, le=2**40)", "Field(ge=0, le=2**40 + 1)"),
+            ('extra="forbid", strict=True', "strict=True"),
+            ('extra="forbid", strict=True', 'extra="forbid"'),
+        )
+    ),
+]
 """Constants mutated by hand: each must make one of its tests fail."""
 
 KILLED = {1, 3, 37}  # a test failed, pytest's internal error, the type checker
@@ -455,7 +533,11 @@ def patterns(paths: list[str]) -> list[str]:
         if functions is None:
             out.append(f"{dotted}.x*" if package else f"{dotted}.*")
         else:
-            out += [f"{dotted}.x_{name}__mutmut_*" for name in functions]
+            # a method is named ǁClassǁmethod, a function _name
+            out += [
+                f"{dotted}.x{name if name[0] == 'ǁ' else '_' + name}__mutmut_*"
+                for name in functions
+            ]
     return out
 
 

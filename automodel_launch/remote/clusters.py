@@ -79,10 +79,9 @@ class Remote(BaseModel):
                 raise ValueError("each option is one line of at most 1024 characters")
             if "'" in option and '"' in option:
                 raise ValueError("an option may hold ' or \", not both")
-            said = option.replace(" ", "").lower()
-            owned = next((o for o in _OWNED if said.startswith(o) or f"o{o}" in said), None)
+            owned = _owned(option)
             if owned is not None or option in _FLAGS:
-                shown = option if owned is None else owned.split("=")[0]
+                shown = option if owned is None else owned
                 raise ValueError(
                     f"{shown!r} is this tool's to set (it checks host keys always and runs "
                     "the connection itself): remove it"
@@ -100,6 +99,17 @@ class Remote(BaseModel):
     def shown(self) -> str:
         """How messages name it: ``lab (me@login)``."""
         return f"{self.name} ({self.host}{'' if self.port is None else f':{self.port}'})"
+
+
+def _owned(option: str) -> str | None:
+    """The option of :data:`_OWNED` that ``option`` sets, if any: ssh reads ``Key=value``,
+    ``Key value`` and ``-oKey=value`` alike, in any case and with blanks around."""
+    said = re.sub(r"[\s=]", "", option).lower()
+    for owned in _OWNED:
+        word = owned.replace("=", "")
+        if said.startswith(word) or f"o{word}" in said:
+            return owned.split("=")[0]
+    return None
 
 
 def read_remote(name: str, raw: Any) -> Remote:

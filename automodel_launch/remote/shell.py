@@ -127,7 +127,7 @@ class RemoteShell:
             return
         with contextlib.suppress(OSError):
             assert process.stdin is not None
-            process.stdin.write(b"exit\n")
+            process.stdin.write(_b64(b"exit") + b"\n")  # a request, as every line it reads
             process.stdin.close()
         try:
             process.wait(5)
@@ -160,7 +160,7 @@ class RemoteShell:
             raise ShellLost("")
         names = sorted(secrets or {})
         for key in names:
-            if not _NAME.match(key):
+            if not _NAME.fullmatch(key):
                 raise ValueError(f"{key!r} is not a variable name")
         seconds = max(1, int(timeout + 0.999))
         words = ["__r", str(seconds), cwd or "", "1" if stdin is not None else "0", str(limit),
