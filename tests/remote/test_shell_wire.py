@@ -187,14 +187,16 @@ def test_closing_asks_the_shell_to_exit() -> None:
 
 
 def test_a_shell_that_says_something_else_is_named_by_it() -> None:
-    shell = RemoteShell(["sh", "-c", "echo hello; exec 2>&-; cat >/dev/null"])
+    shell = RemoteShell(["sh", "-c", "echo '@@ hello'; exec 2>&-; cat >/dev/null"])
     with pytest.raises(ShellLost) as caught:
         shell.start()
-    assert caught.value.said == "hello"
+    assert caught.value.said == "@@ hello"
 
 
 def test_what_the_shell_says_last_is_kept_when_it_is_lost() -> None:
-    shell = RemoteShell(["sh", "-c", "echo junk; sleep 0.3; echo late >&2; exec 2>&-; sleep 30"])
+    shell = RemoteShell(
+        ["sh", "-c", "echo '@@ junk'; sleep 0.3; echo late >&2; exec 2>&-; sleep 30"]
+    )
     began = time.monotonic()
     with pytest.raises(ShellLost) as caught:
         shell.start()
@@ -297,7 +299,7 @@ def test_a_line_too_long_by_less_than_a_quantum_is_too_long(canned: Canned) -> N
 
 def test_a_lost_shell_is_given_two_seconds_to_say_why(tmp_path: Path) -> None:
     pid = tmp_path / "pid"
-    shell = RemoteShell(["sh", "-c", 'echo $$ >"$1"; echo junk; sleep 30', "sh", str(pid)])
+    shell = RemoteShell(["sh", "-c", 'echo $$ >"$1"; echo "@@ junk"; sleep 30', "sh", str(pid)])
     began = time.monotonic()
     with pytest.raises(ShellLost):
         shell.start()
@@ -309,7 +311,7 @@ def test_a_lost_shell_is_given_two_seconds_to_say_why(tmp_path: Path) -> None:
 def test_a_lost_shell_that_stops_talking_is_ended(tmp_path: Path) -> None:
     pid = tmp_path / "pid"
     shell = RemoteShell(
-        ["sh", "-c", 'echo $$ >"$1"; echo junk; exec 2>&-; sleep 30', "sh", str(pid)]
+        ["sh", "-c", 'echo $$ >"$1"; echo "@@ junk"; exec 2>&-; sleep 30', "sh", str(pid)]
     )
     with pytest.raises(ShellLost):
         shell.start()
@@ -327,7 +329,7 @@ def test_closing_a_shell_that_stopped_reading() -> None:
 
 
 def test_what_a_lost_shell_keeps_saying_is_read_for_two_seconds() -> None:
-    shell = RemoteShell(["sh", "-c", "echo junk; while :; do echo tick >&2; sleep 0.25; done"])
+    shell = RemoteShell(["sh", "-c", "echo '@@ junk'; while :; do echo tick >&2; sleep 0.25; done"])
     began = time.monotonic()
     with pytest.raises(ShellLost) as caught:
         shell.start()
