@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from automodel_launch.job_shell import (
@@ -25,7 +25,7 @@ from automodel_launch.job_shell import (
     step_without_gpus,
 )
 from automodel_launch.remote.ssh import quoted
-from automodel_launch.secrets import is_secret_name
+from automodel_launch.secrets import Redactor, is_secret_name
 
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
@@ -50,6 +50,25 @@ def cluster_environment(session: RemoteSession) -> dict[str, str]:
     return found
 
 
+def split_environment(
+    env: Mapping[str, str], there: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """The variables the recipe sets (those ``env`` gives otherwise than ``there``) that go
+    on the cluster's command line, and the names of those that do not: a secret name, or a
+    value holding a credential (``MY_VAR: ${HF_TOKEN}``, or a token's shape)."""
+    hide = Redactor(v for k, v in there.items() if is_secret_name(k) and v)
+    given: dict[str, str] = {}
+    held: list[str] = []
+    for name, value in env.items():
+        if there.get(name) == value:
+            continue
+        if is_secret_name(name) or hide(value) != value:
+            held.append(name)
+        else:
+            given[name] = value
+    return given, sorted(held)
+
+
 def open_remote_shell(
     document: LaunchDocument, command: Sequence[str], nodes: int | None, session: RemoteSession
 ) -> int:
@@ -61,8 +80,7 @@ def open_remote_shell(
         )
     there = cluster_environment(session)
     env = job_environment(cfg, there)
-    given = {k: v for k, v in env.items() if there.get(k) != v and not is_secret_name(k)}
-    held = sorted(k for k, v in env.items() if there.get(k) != v and is_secret_name(k))
+    given, held = split_environment(env, there)
     if held:
         names = ", ".join(held)
         note = (f"note: {names} not carried into a shell on {session.remote.name}: the "

@@ -157,8 +157,3 @@ def output_roots(manifests: Sequence[Manifest]) -> list[Path]:
     """The directories to copy back for ``manifests``: a sweep's once for all its points."""
     roots = {sweep_root(Path(m.job_dir)) if m.sweep else Path(m.job_dir) for m in manifests}
     return sorted(roots)
-
-
-def remote_key(manifest: Manifest) -> str | None:
-    """What groups jobs by the cluster their commands go to (None: this host)."""
-    return None if manifest.remote is None else manifest.remote.name

@@ -24,6 +24,7 @@ from automodel_launch.remote.ssh import RemoteError, why
 
 if TYPE_CHECKING:
     from automodel_launch.remote.session import RemoteSession
+    from automodel_launch.remote.ssh import Connection
 
 COPY_TIMEOUT = 1800.0
 """Seconds a copy may take (a code snapshot over a slow link)."""
@@ -82,7 +83,7 @@ def pull(session: RemoteSession, local: Path) -> None:
         )
 
 
-def _connection(session: RemoteSession):  # type: ignore[no-untyped-def]
+def _connection(session: RemoteSession) -> Connection:
     if shutil.which("rsync") is None:
         raise RemoteError("rsync is not on PATH: install it to copy job directories")
     session.open()

@@ -197,3 +197,14 @@ def test_remote_is_refused_for_a_recipe_without_slurm(tmp_path: Path) -> None:
     done = _cli(tmp_path, "submit", "r.yaml", "--remote", "lab")
     assert done.returncode == 2, done.stderr
     assert "--remote lab: only slurm: jobs are submitted to a named cluster" in done.stderr
+
+
+def test_a_remote_shell_puts_no_credential_on_the_command_line() -> None:
+    from automodel_launch.remote.job_shell import split_environment
+
+    there = {"HF_TOKEN": "cluster-side-value-123", "PATH": "/usr/bin", "HOME": "/h"}
+    env = {**there, "OMP_NUM_THREADS": "1", "MY_COPY": "cluster-side-value-123",
+           "WANDB_API_KEY": "w", "SHAPED": "hf_" + "a" * 34}  # fmt: skip
+    given, held = split_environment(env, there)
+    assert given == {"OMP_NUM_THREADS": "1"}
+    assert held == ["MY_COPY", "SHAPED", "WANDB_API_KEY"]
