@@ -13,10 +13,13 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.commands import Answer
 from automodel_launch.snapshot import SnapshotError
 from automodel_launch.snapshot.git_run import git, neutral_settings, repository
+
+if TYPE_CHECKING:
+    from automodel_launch.cluster.commands import Answer
 
 SUBMODULE = "160000"
 
