@@ -19,7 +19,6 @@ import pytest
 
 from automodel_launch.snapshot import SnapshotError, git_run
 from automodel_launch.snapshot.git import inspect_git
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake, run
 from tests.snapshot.gitrepo import GIT_ENV, git, repo
 
 LIMIT = 10**6
@@ -265,24 +264,3 @@ def test_a_linked_worktree_is_read_through_its_git_file(tmp_path: Path) -> None:
     assert (side / ".git").is_file()
     assert tree is not None and tree.changed and tree.branch == "side"
     assert tree.tracked == ["train.py"] and b"+print('edited')" in tree.diff
-
-
-def test_submit_of_a_hostile_repository_runs_nothing_and_records_its_own_diff(
-    tmp_path: Path,
-) -> None:
-    """The whole command: ``submit`` (sbatch a stand-in) of a recipe whose ``repo_root``'s
-    configuration names a command of every kind."""
-    root, mark = _tree(tmp_path)
-    expected = _expected(tmp_path)
-    for kind in CONFIGS:
-        for key, value in CONFIGS[kind](mark, tmp_path / kind.replace(" ", "_")).items():
-            _set(root, key, value)
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
-    recipe = tmp_path / "r.yaml"
-    recipe.write_text(SLURM + f"  job_dir: {tmp_path / 'jobs'}\n  repo_root: {root}\n" + RECIPE)
-    done = run("submit", "r.yaml", "--no-preflight", cwd=tmp_path, bin_dir=tmp_path / "bin")
-    assert done.returncode == 0, done.stderr
-    assert not mark.exists()
-    [job_dir] = (tmp_path / "jobs").iterdir()
-    assert (job_dir / "code.diff").read_bytes() == expected
-    assert (job_dir / "code/train.py").read_text() == EDITED
