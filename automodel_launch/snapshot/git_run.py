@@ -35,6 +35,9 @@ from automodel_launch.secrets import is_secret_name
 from automodel_launch.snapshot import SnapshotError
 
 TIMEOUT = 60.0
+LIMIT = 64 * 1024 * 1024
+"""Bytes of one git command's output (``ls-files`` of the snapshot's 50,000 files at most
+is a few megabytes): more is an error, not a listing cut short."""
 MAX_DRIVERS = 200
 """Filter and diff drivers a repository's configuration may define (each costs settings
 on git's command line, and a repository has a handful: git-lfs's is one)."""
@@ -75,7 +78,6 @@ def environment(top: Path, settings: Mapping[str, str]) -> dict[str, str]:
     environ["GIT_DIR"] = str(top / ".git")
     environ["GIT_WORK_TREE"] = str(top)
     environ["GIT_OPTIONAL_LOCKS"] = "0"  # status never writes the index the user's git uses
-    environ["GIT_TERMINAL_PROMPT"] = "0"
     environ["GIT_CONFIG_COUNT"] = str(len(settings))
     for index, (key, value) in enumerate(settings.items()):
         environ[f"GIT_CONFIG_KEY_{index}"] = key
@@ -86,7 +88,7 @@ def environment(top: Path, settings: Mapping[str, str]) -> dict[str, str]:
 def neutral_settings(root: Path, top: Path) -> dict[str, str]:
     """:data:`NEUTRAL`, and an empty command for each filter and diff driver the
     repository's configuration (includes followed, every scope) defines."""
-    listed = git(root, top, {}, "config", "--list", "-z")
+    listed = git(root, top, {}, "config", "--list", "-z", check=True)
     settings = dict(NEUTRAL)
     drivers = set()
     for entry in listed.stdout.split("\0"):
@@ -106,14 +108,12 @@ def neutral_settings(root: Path, top: Path) -> dict[str, str]:
     return settings
 
 
-def git(
-    root: Path, top: Path, settings: Mapping[str, str], *args: str, check: bool = True
-) -> Answer:
+def git(root: Path, top: Path, settings: Mapping[str, str], *args: str, check: bool) -> Answer:
     """``git ARGS`` in ``root`` of the repository at ``top``, as the module says."""
     command = ["git", "--no-pager", *args]  # -z everywhere: paths as they are, never quoted
     try:
         answer = run(command, timeout=TIMEOUT, cwd=str(root), environ=environment(top, settings),
-                     name=f"git {args[0]}")  # fmt: skip
+                     limit=LIMIT, name=f"git {args[0]}")  # fmt: skip
     except Unanswered as exc:
         raise SnapshotError(
             f"cannot snapshot {root}: {exc}",

@@ -209,7 +209,7 @@ def test_git_sees_no_credential_and_no_git_variable(
         assert "HF_TOKEN" not in names and "MY_API_KEY" not in names
         git_names = {n for n in names if n.startswith("GIT_")}
         assert {"GIT_DIR", "GIT_WORK_TREE", "GIT_OPTIONAL_LOCKS"} <= git_names
-        ours = {"GIT_DIR", "GIT_WORK_TREE", "GIT_OPTIONAL_LOCKS", "GIT_TERMINAL_PROMPT"}
+        ours = {"GIT_DIR", "GIT_WORK_TREE", "GIT_OPTIONAL_LOCKS"}
         assert all(n in ours or n.startswith("GIT_CONFIG_") for n in git_names), git_names
         assert f"GIT_DIR={root}/.git" in call.splitlines()
         assert f"GIT_WORK_TREE={root}" in call.splitlines()
@@ -264,3 +264,48 @@ def test_a_linked_worktree_is_read_through_its_git_file(tmp_path: Path) -> None:
     assert (side / ".git").is_file()
     assert tree is not None and tree.changed and tree.branch == "side"
     assert tree.tracked == ["train.py"] and b"+print('edited')" in tree.diff
+
+
+def test_a_drivers_command_over_several_lines_is_neutralised_too(tmp_path: Path) -> None:
+    """``git config --list -z`` writes ``KEY\\nVALUE\\0``: the key ends at the first
+    newline, whatever the value holds after it (a dot here)."""
+    root, mark = _tree(tmp_path)
+    _set(root, "filter.evil.clean", f"{_mark(mark)}\n: x.y\ncat")
+    _set(root, "filter.evil.required", "true")
+    (root / "data.txt").touch()
+    _check(root, mark, tmp_path)
+
+
+def test_a_configuration_listing_past_the_bound_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = _tree(tmp_path)
+    _set(root, "user.note", "x" * 3000)
+    monkeypatch.setattr(git_run, "LIMIT", 2000)
+    with pytest.raises(SnapshotError) as caught:
+        inspect_git(root, LIMIT)
+    assert str(caught.value).startswith(f"cannot snapshot {root}: git config said: ")
+    assert caught.value.hint == (
+        "fix the repository, or submit with --no-snapshot to run the live tree"
+    )
+
+
+def test_a_submodule_is_not_looked_into(tmp_path: Path) -> None:
+    """A submodule's own configuration would apply in a status of it; its changes are not
+    the snapshot's (it is not copied)."""
+    sub = tmp_path / "sub"
+    repo(sub, {"s.txt": "s\n", ".gitattributes": "* filter=subevil\n"})
+    root, mark = _tree(tmp_path)
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub")
+    git(root, "commit", "-qm", "submodule")
+    git(root / "sub", "config", "filter.subevil.clean", _mark(mark, "cat"))
+    (root / "sub/s.txt").write_text("changed in the submodule\n")
+    tree = inspect_git(root, LIMIT)
+    assert not mark.exists()
+    assert tree is not None and tree.submodules == ["sub"]
+    assert b"sub" not in tree.diff.replace(b"subevil", b"") and b"+print('edited')" in tree.diff
+    (root / "train.py").write_text(FILES["train.py"])
+    (root / "data.txt").write_text(FILES["data.txt"])
+    tree = inspect_git(root, LIMIT)
+    assert tree is not None and not tree.changed and tree.diff == b""
+    assert not mark.exists()

@@ -168,3 +168,33 @@ def test_a_conflicted_file_is_listed_once(tmp_path: Path) -> None:
     tree = inspect_git(root, LIMIT)
     assert tree is not None and tree.changed
     assert tree.tracked == ["a.py", "b.py", "c.py"]
+
+
+def test_a_dot_git_that_is_no_repository_is_a_plain_directory(tmp_path: Path) -> None:
+    (tmp_path / "plain/.git").mkdir(parents=True)
+    (tmp_path / "plain/a.py").write_text("a\n")
+    assert inspect_git(tmp_path / "plain", LIMIT) is None
+
+
+def test_the_sizes_in_the_refusal_are_rounded_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,050,000 bytes is 1.1 MB (not 1.0), a 1,500,000-byte limit 2 MB (not 1)."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    root = tmp_path / "r"
+    repo(root, {"a.py": "a\n"})
+    (root / "a.py").write_text("b" * 1000)
+    tree = inspect_git(root, LIMIT)
+    assert tree is not None
+    overhead = len(tree.diff) - 1000
+    (root / "a.py").write_text("b" * (1_050_000 - overhead))
+    with pytest.raises(SnapshotError) as caught:
+        inspect_git(root, 1_000_000)
+    assert str(caught.value) == (
+        f"the uncommitted changes of {root} are 1.1 MB, over the snapshot's 1 MB"
+    )
+    (root / "a.py").write_text("b" * (1_600_000 - overhead))
+    with pytest.raises(SnapshotError) as caught:
+        inspect_git(root, 1_500_000)
+    assert str(caught.value).endswith("are 1.6 MB, over the snapshot's 2 MB")
