@@ -13,14 +13,14 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.commands import Answer, SlurmError, run
 from automodel_launch.snapshot import SnapshotError
+from automodel_launch.snapshot.git_run import git, neutral_settings, repository
 
-TIMEOUT = 60.0
-_UNSET = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-          "GIT_CEILING_DIRECTORIES")  # fmt: skip
-"""The submitting shell's git variables would point git at another repository."""
+if TYPE_CHECKING:
+    from automodel_launch.cluster.commands import Answer
+
 SUBMODULE = "160000"
 
 
@@ -41,30 +41,35 @@ def inspect_git(root: Path, max_diff: int) -> GitTree | None:
     """The git tree ``root`` is in (or a part of), None when it is in none or none of its
     files is tracked there (a folder a home directory's repository ignores is a plain
     directory: an empty snapshot of it would be no snapshot)."""
-    where = _git(root, "rev-parse", "--show-prefix", check=False)
-    if where.returncode != 0:
+    top = repository(root)
+    if top is None:
         return None
+    run = _Git(root, top, {})
+    where = run("rev-parse", "--show-prefix", check=False)
+    if where.returncode != 0:
+        return None  # a .git that is no repository
+    run = _Git(root, top, neutral_settings(root, top))
     prefix = where.stdout.strip()
-    head = _git(root, "rev-parse", "--verify", "HEAD^{commit}", check=False)
+    head = run("rev-parse", "--verify", "HEAD^{commit}", check=False)
     if head.returncode != 0:
         raise SnapshotError(
             f"{root} is a git tree without a commit: the snapshot records the commit it "
             "was taken from",
             hint="commit once, or submit with --no-snapshot to run the live tree",
         )
-    branch = _git(root, "symbolic-ref", "--short", "HEAD", check=False)  # detached: none
+    branch = run("symbolic-ref", "--short", "HEAD", check=False)  # detached: none
     tree = GitTree(head.stdout.strip(), branch.stdout.strip() or None)
-    _list_tracked(root, tree)
+    _list_tracked(run, tree)
     if not tree.tracked and not tree.submodules:
         return None  # a folder the repository does not track (ignored, or new): not its code
-    _read_status(root, prefix, tree)
+    _read_status(run, prefix, tree)
     if tree.changed:
-        tree.diff = _diff(root, max_diff)
+        tree.diff = _diff(run, max_diff)
     return tree
 
 
-def _list_tracked(root: Path, tree: GitTree) -> None:
-    listing = _git(root, "ls-files", "-z", "--stage")  # below the working directory, root
+def _list_tracked(run: _Git, tree: GitTree) -> None:
+    listing = run("ls-files", "-z", "--stage")  # below the working directory, root
     for entry in listing.stdout.split("\0"):
         if not entry:
             continue
@@ -75,8 +80,10 @@ def _list_tracked(root: Path, tree: GitTree) -> None:
             tree.tracked.append(name)
 
 
-def _read_status(root: Path, prefix: str, tree: GitTree) -> None:
-    status = _git(root, "status", "-z", "--untracked-files=all", "--", ".")  # -z: porcelain v1
+def _read_status(run: _Git, prefix: str, tree: GitTree) -> None:
+    # -z: porcelain v1; submodules are not copied, and a status of theirs would read their
+    # own configuration (its drivers not neutralised here)
+    status = run("status", "-z", "--untracked-files=all", "--ignore-submodules=all", "--", ".")
     entries = iter(status.stdout.split("\0"))
     for entry in entries:
         if len(entry) < 4:
@@ -90,18 +97,18 @@ def _read_status(root: Path, prefix: str, tree: GitTree) -> None:
             next(entries, None)
 
 
-def _diff(root: Path, limit: int) -> bytes:
+def _diff(run: _Git, limit: int) -> bytes:
     """``git diff HEAD`` of the tree below ``root``, bytes as git wrote them (through a
     file: text decoding would change them, and their hash)."""
     handle, name = tempfile.mkstemp(prefix="automodel-launch-diff-")
     os.close(handle)
     try:
-        _git(root, "diff", "HEAD", "--binary", "--relative", "--no-color", "--no-ext-diff",
-             f"--output={name}", "--", ".")  # fmt: skip
+        run("diff", "HEAD", "--binary", "--relative", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--ignore-submodules=all", f"--output={name}", "--", ".")  # fmt: skip
         size = os.path.getsize(name)
         if size > limit:
             raise SnapshotError(
-                f"the uncommitted changes of {root} are {size / 1e6:.1f} MB, over the "
+                f"the uncommitted changes of {run.root} are {size / 1e6:.1f} MB, over the "
                 f"snapshot's {limit / 1e6:.0f} MB",
                 hint="commit them (or stash the large ones), or submit with --no-snapshot",
             )
@@ -110,20 +117,13 @@ def _diff(root: Path, limit: int) -> bytes:
         os.unlink(name)
 
 
-def _git(root: Path, *args: str, check: bool = True) -> Answer:
-    environ = {k: v for k, v in os.environ.items() if k not in _UNSET}
-    environ["GIT_OPTIONAL_LOCKS"] = "0"  # status never writes the index the user's git uses
-    command = ["git", *args]  # -z everywhere: paths as they are, never quoted
-    try:
-        answer = run(command, timeout=TIMEOUT, cwd=str(root), environ=environ,
-                     name=f"git {args[0]}")  # fmt: skip
-    except SlurmError as exc:  # no git (NoSlurm names the program), or no answer
-        raise SnapshotError(
-            f"cannot snapshot {root}: {exc}", hint="install git, or submit with --no-snapshot"
-        ) from None
-    if check and (answer.returncode != 0 or answer.truncated):
-        raise SnapshotError(
-            f"cannot snapshot {root}: git {args[0]} said: {answer.said}",
-            hint="fix the repository, or submit with --no-snapshot to run the live tree",
-        )
-    return answer
+@dataclass(frozen=True)
+class _Git:
+    """git in ``root`` of the repository at ``top``, with ``settings`` (git_run.py)."""
+
+    root: Path
+    top: Path
+    settings: dict[str, str]
+
+    def __call__(self, *args: str, check: bool = True) -> Answer:
+        return git(self.root, self.top, self.settings, *args, check=check)

@@ -338,14 +338,15 @@ def test_no_other_module_runs_slurms_commands() -> None:
             if (
                 isinstance(node, ast.ImportFrom)
                 and node.module == "automodel_launch.cluster.commands"
+                and any(alias.name == "run" for alias in node.names)
             ):
                 runners.add(name)
             first = node.elts[0] if isinstance(node, ast.List) and node.elts else None
             if isinstance(first, ast.Constant) and first.value in module.PROGRAMS:
                 writers.add(name)
-    # snapshot/git.py runs git, remote/transfer.py rsync (no Slurm command: the writers
-    # below would see one)
-    assert sorted(runners) == ["cluster/client.py", "remote/transfer.py", "snapshot/git.py"]
+    # snapshot/git_run.py runs git, remote/transfer.py rsync (no Slurm command: the
+    # writers below would see one)
+    assert sorted(runners) == ["cluster/client.py", "remote/transfer.py", "snapshot/git_run.py"]
     # job_shell.py writes the salloc and srun of `shell`: they hold the user's terminal
     # (stdin, no timeout, output unbounded), which the client's run() never does
     assert sorted(w for w in writers if not w.startswith("render/")) == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -33,9 +34,7 @@ def test_status_entries_are_read_whatever_the_names(tmp_path: Path) -> None:
     assert tree.tracked == ["b.py", "keep.py", "t\tab.py"]
 
 
-def test_the_diff_is_binary_safe_and_plain_whatever_the_users_config(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_diff_is_binary_safe_and_plain_whatever_the_users_config(tmp_path: Path) -> None:
     root = tmp_path / "r"
     repo(root, {"a.py": "a\n"})
     (root / "blob.bin").write_bytes(bytes(range(256)))
@@ -43,11 +42,14 @@ def test_the_diff_is_binary_safe_and_plain_whatever_the_users_config(
     git(root, "commit", "-qm", "blob")
     (root / "blob.bin").write_bytes(bytes(range(255, -1, -1)))
     (root / "a.py").write_text("b\n")
-    settings = {"color.diff": "always", "diff.external": "false"}
-    monkeypatch.setenv("GIT_CONFIG_COUNT", str(len(settings)))
-    for index, (key, value) in enumerate(settings.items()):
-        monkeypatch.setenv(f"GIT_CONFIG_KEY_{index}", key)
-        monkeypatch.setenv(f"GIT_CONFIG_VALUE_{index}", value)
+    for key, value in {
+        "color.diff": "always",
+        "color.ui": "always",
+        "diff.noprefix": "true",
+        "diff.mnemonicPrefix": "true",
+        "diff.relative": "false",
+    }.items():
+        git(root, "config", key, value)  # fmt: skip
     tree = inspect_git(root, LIMIT)
     assert tree is not None
     assert b"GIT binary patch" in tree.diff and b"\x1b[" not in tree.diff
@@ -137,11 +139,62 @@ def test_a_broken_repository_is_said_with_the_fix(tmp_path: Path) -> None:
 
 
 def test_no_git_is_said_with_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "r").mkdir()
+    repo(tmp_path / "r", {"a.py": "a\n"})
+    (tmp_path / "plain").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert inspect_git(tmp_path / "plain", LIMIT) is None  # no .git above it: git not needed
     with pytest.raises(SnapshotError) as caught:
         inspect_git(tmp_path / "r", LIMIT)
     assert str(caught.value) == (
         f"cannot snapshot {tmp_path / 'r'}: cannot run git: No such file or directory"
     )
     assert caught.value.hint == "install git, or submit with --no-snapshot"
+
+
+def test_a_conflicted_file_is_listed_once(tmp_path: Path) -> None:
+    """``ls-files --stage`` lists a file in conflict once per stage (1, 2, 3)."""
+    root = tmp_path / "r"
+    repo(root, {"a.py": "base\n", "b.py": "base\n", "c.py": "c\n"})
+    git(root, "checkout", "-q", "-b", "other")
+    for name in ("a.py", "b.py"):
+        (root / name).write_text("other\n")
+    git(root, "commit", "-qam", "other")
+    git(root, "checkout", "-q", "main")
+    for name in ("a.py", "b.py"):
+        (root / name).write_text("mine\n")
+    git(root, "commit", "-qam", "mine")
+    merged = subprocess.run(["git", "merge", "-q", "other"], cwd=root, capture_output=True)
+    assert merged.returncode != 0  # in conflict: a.py and b.py at stages 1, 2 and 3
+    tree = inspect_git(root, LIMIT)
+    assert tree is not None and tree.changed
+    assert tree.tracked == ["a.py", "b.py", "c.py"]
+
+
+def test_a_dot_git_that_is_no_repository_is_a_plain_directory(tmp_path: Path) -> None:
+    (tmp_path / "plain/.git").mkdir(parents=True)
+    (tmp_path / "plain/a.py").write_text("a\n")
+    assert inspect_git(tmp_path / "plain", LIMIT) is None
+
+
+def test_the_sizes_in_the_refusal_are_rounded_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1,050,000 bytes is 1.1 MB (not 1.0), a 1,500,000-byte limit 2 MB (not 1)."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    root = tmp_path / "r"
+    repo(root, {"a.py": "a\n"})
+    (root / "a.py").write_text("b" * 1000)
+    tree = inspect_git(root, LIMIT)
+    assert tree is not None
+    overhead = len(tree.diff) - 1000
+    (root / "a.py").write_text("b" * (1_050_000 - overhead))
+    with pytest.raises(SnapshotError) as caught:
+        inspect_git(root, 1_000_000)
+    assert str(caught.value) == (
+        f"the uncommitted changes of {root} are 1.1 MB, over the snapshot's 1 MB"
+    )
+    (root / "a.py").write_text("b" * (1_600_000 - overhead))
+    with pytest.raises(SnapshotError) as caught:
+        inspect_git(root, 1_500_000)
+    assert str(caught.value).endswith("are 1.6 MB, over the snapshot's 2 MB")
