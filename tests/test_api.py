@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 from automodel_launch import api
+from automodel_launch.cli import errors
+from automodel_launch.cli.app import run_app
+from automodel_launch.cli.common import MaxParallelOption
 from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.jobs.listing import list_jobs
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.jobs.sweeps import Sweep, SweepStatus
-from automodel_launch.plan.sweep import SweepError
+from automodel_launch.plan.sweep import MAX_POINTS, SweepError
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
 from tests.plan.test_plan_cli import RECIPE, SLURM, fake
@@ -149,3 +152,32 @@ def test_cancel_of_a_sweep_is_one_scancel_and_of_an_ended_job_nothing(
     ended = api.cancel("local")
     assert isinstance(ended, JobStatus) and ended.state == "FAILED"
     assert not (Path(ended.manifest.job_dir) / "cancelled").exists()
+
+
+def _cli(*args: str) -> int:
+    return errors.run(lambda: run_app(list(args)))
+
+
+# ------------------------------------------------------------------ --max-parallel
+@pytest.mark.parametrize("limit", [0, -3, MAX_POINTS + 1])
+def test_max_parallel_is_one_to_the_most_points_a_sweep_has(
+    recipe: Path, limit: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = (f"--max-parallel {limit}: give 1 to 10,000, the most points of the sweep that run "
+            "at once")  # fmt: skip
+    with pytest.raises(UsageError) as refused:
+        api.plan(recipe, sweep=["optimizer.lr=1e-5,1e-4"], max_parallel=limit)
+    assert str(refused.value) == said
+    for command in ("render", "submit"):
+        assert _cli(command, str(recipe), "--sweep", "optimizer.lr=1e-5,1e-4", "--no-check-paths",
+                    "--max-parallel", str(limit)) == 2  # fmt: skip
+        assert capsys.readouterr().err == f"error: {said}\n"
+    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+
+
+def test_max_parallel_at_its_bounds_is_taken(recipe: Path) -> None:
+    config = api.settings(check_paths=False)
+    for limit in (1, MAX_POINTS):
+        made = api.plan(recipe, sweep=["optimizer.lr=1e-5,1e-4"], max_parallel=limit, config=config)
+        assert f"#SBATCH --array=0-1%{limit}\n" in made.artifact
+    assert "1 to 10,000" in (MaxParallelOption.__metadata__[0].help or "")

@@ -139,6 +139,7 @@ def plan_jobs(
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.validation import validate_result
 
+    check_max_parallel(max_parallel)
     base = layers or Layers()
     chosen = points(axes, base.overrides) if axes else [Point(0, ())]
     loaded = load_file(path) if raw is None else load_bytes(raw, str(path))
@@ -156,6 +157,18 @@ def plan_jobs(
         _shared_section(report, point)
         jobs.append(PlannedJob(point, PreparedJob(report)))
     return JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
+
+
+def check_max_parallel(value: int | None) -> None:
+    """``--max-parallel``: at least one point at a time, at most as many as a sweep has."""
+    from automodel_launch.errors import UsageError
+    from automodel_launch.plan.sweep import MAX_POINTS
+
+    if value is not None and not 1 <= value <= MAX_POINTS:
+        raise UsageError(
+            f"--max-parallel {value}: give 1 to {MAX_POINTS:,}, the most points of the sweep "
+            "that run at once"
+        )
 
 
 def _shared_section(report: FileReport, point: Point) -> None:
