@@ -156,16 +156,16 @@ def job_list(
     """What ``jobs`` shows: the jobs of the newest ``limit`` rows (0: all; a sweep is one
     row) with their states now (``.jobs``: :class:`~automodel_launch.jobs.status.JobStatus`,
     ``.table``: the rows), how many rows there are (``.rows``) and the registry's records
-    that hold no manifest (``.problems``). Options as :func:`jobs` takes them."""
-    from automodel_launch.errors import UsageError
-    from automodel_launch.jobs.listing import list_jobs
-    from automodel_launch.jobs.lookup import since_epoch
+    that hold no manifest (``.problems``). Options as :func:`jobs` takes them, and as
+    ``jobs`` does: ``state`` in any case, ``launcher`` ``local`` for the interactive one;
+    one no job can have is an error naming those there are."""
+    from automodel_launch.jobs.listing import list_jobs, read_filters
 
-    try:
-        after = since_epoch(since) if since is not None else None
-    except ValueError as exc:
-        raise UsageError(f"since: {exc}") from None
-    return list_jobs(launcher=launcher, state=state, after=after, limit=limit, sweep=sweep)
+    filters = read_filters(launcher, state, since)
+    return list_jobs(
+        launcher=filters.launcher, state=filters.state, after=filters.after, limit=limit,
+        sweep=sweep,
+    )  # fmt: skip
 
 
 def find(ref: str) -> Manifest | Sweep:

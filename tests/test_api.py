@@ -181,3 +181,33 @@ def test_max_parallel_at_its_bounds_is_taken(recipe: Path) -> None:
         made = api.plan(recipe, sweep=["optimizer.lr=1e-5,1e-4"], max_parallel=limit, config=config)
         assert f"#SBATCH --array=0-1%{limit}\n" in made.artifact
     assert "1 to 10,000" in (MaxParallelOption.__metadata__[0].help or "")
+
+
+# ------------------------------------------------------------------ jobs' filters
+STATES_SAID = "use one of PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, PREEMPTED, " \
+    "REQUEUED, UNKNOWN"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "reason"),
+    [("state", "bogus", f"'bogus' is no job state: {STATES_SAID}"),
+     ("launcher", "k8s", "'k8s' is no launcher: use slurm, skypilot or local"),
+     ("since", "two days", "'two days' is not a time span like 2d, 12h, 30m, 1w")],
+)  # fmt: skip
+def test_a_filter_no_job_can_pass_is_refused_as_jobs_refuses_it(
+    recorded: FakeSlurm, option: str, value: str, reason: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    for listed in (api.jobs, api.job_list):
+        with pytest.raises(UsageError) as refused:
+            listed(**{option: value})
+        assert str(refused.value) == f"{option}: {reason}"
+    assert _cli("jobs", f"--{option}", value) == 2
+    boxed = capsys.readouterr().err  # typer's box of the error: its words, not its lines
+    assert f"Invalid value for --{option}: {reason} " in " ".join(boxed.replace("│", " ").split())
+
+
+def test_filters_are_read_as_jobs_reads_them(recorded: FakeSlurm) -> None:
+    assert [j["id"] for j in api.jobs(state="failed")] == ["abcdef000002", "b00000000000"]
+    assert [j["id"] for j in api.jobs(launcher="local")] == ["b00000000000"]
+    assert api.job_list(limit=0).rows == 2
