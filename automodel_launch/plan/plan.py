@@ -13,7 +13,7 @@ script, :mod:`automodel_launch.plan.layout`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +76,10 @@ class JobPlan:
     """The named cluster the plan is submitted to over SSH (None: this host's Slurm)."""
     placement: Placement | None = None
     """Where its job directories are written here and copied to there (with ``remote``)."""
+    to_submit: Callable[[], JobPlan] | None = None
+    """A plan rendered to be shown: how to plan it again to be submitted (checked for
+    submitting, a job directory of its own, the snapshot taken), as ``submit`` plans it;
+    None: rendered to be submitted (or not rendered)."""
 
     @property
     def is_sweep(self) -> bool:
