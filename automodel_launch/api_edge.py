@@ -117,7 +117,9 @@ def script_text(value: object, name: str) -> str | None:
     from automodel_launch.secrets import control_character
 
     found = optional_text(value, name)
-    char = control_character(found or "")
+    if found is None:
+        return None
+    char = control_character(found)
     if char is not None:
         raise UsageError(
             f"{name}: it holds the control character {ord(char):#04x}, which no script line "

@@ -250,6 +250,13 @@ def test_max_parallel_is_one_to_the_most_points_a_sweep_has(
     assert not (recipe.parent / "bin" / "sbatch.calls").exists()
 
 
+def test_a_sweep_of_any_sequence_of_values(recipe: Path) -> None:
+    made = api.plan(recipe, sweep={"step_scheduler.max_steps": range(2, 4)},
+                    config=api.settings(check_paths=False))  # fmt: skip
+    assert [job.point.label for job in made.jobs] == [
+        "step_scheduler.max_steps=2", "step_scheduler.max_steps=3"]  # fmt: skip
+
+
 def test_max_parallel_at_its_bounds_is_taken(recipe: Path) -> None:
     config = api.settings(check_paths=False)
     for limit in (1, MAX_POINTS):

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from automodel_launch import api
-from automodel_launch.api_edge import ArgumentError, HostError
+from automodel_launch.api_edge import ArgumentError, HostError, cleaned, edge
 from automodel_launch.cli import errors
 from automodel_launch.cli.app import run_app
 from automodel_launch.errors import LaunchError, UsageError
@@ -31,13 +31,14 @@ PUBLIC = sorted(
 
 @pytest.fixture
 def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A recipe (``r.yaml``) and a registry of one job (``one``) and a sweep of 2 points;
+    """A recipe (``r.yaml``), a registry of one job (``one``) and sweeps of 4 and 3 points;
     an sbatch that must not be called (nothing bad reaches a scheduler)."""
     fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\nexit 1\n')
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
     (tmp_path / "r.yaml").write_text(SLURM + f"  job_dir: {tmp_path / 'jobs'}\n" + RECIPE)
     record(job(tmp_path / "jobs" / "one", "b00000000000", "99", name="one"))
-    sweep(tmp_path / "jobs", 2)
+    sweep(tmp_path / "jobs", 4)
+    sweep(tmp_path / "jobs", 3, array=200, sweep_id=THREE)
     yield tmp_path
     assert not (tmp_path / "bin" / "sbatch.calls").exists()
 
@@ -56,6 +57,7 @@ class _BytesPath:
 
 
 R = "r.yaml"
+THREE = "fedcba543210"
 CASES: list[tuple[str, Callable[[Path], Any], str]] = [
     ("settings", lambda p: api.settings(strict="maybe"), "strict: Input should be a valid "
      "boolean, unable to interpret input"),
@@ -137,7 +139,7 @@ CASES: list[tuple[str, Callable[[Path], Any], str]] = [
     ("job", lambda p: api.job(3), "ref takes a text, not int"),
     ("job", lambda p: api.job(SWEEP, point="1"), "point takes a whole number or None, not str"),
     ("job", lambda p: api.job(SWEEP, point=-1), f"sweep {SWEEP} has no point -1: its points "
-     "are 0 to 1"),
+     "are 0 to 3"),
     ("job", lambda p: api.job("one", point=0), "'one' is job b00000000000, not a sweep: --point "
      "is for a sweep"),
     ("status", lambda p: api.status(3), "ref takes a text, a Manifest or a Sweep, not int"),
@@ -149,6 +151,12 @@ CASES: list[tuple[str, Callable[[Path], Any], str]] = [
     ("diff", lambda p: api.diff("one", api.find(SWEEP)), "new takes a text or a Manifest, not "
      "Sweep"),
     ("diff", lambda p: api.diff("one"), "api.diff: missing a required argument: 'new'"),
+    ("diff", lambda p: api.diff(SWEEP[:6], "one"), f"'{SWEEP[:6]}' is sweep {SWEEP} of 4 points, "
+     "not one job: name a point by its id (abcdef000000, abcdef000001, abcdef000002, ...; "
+     f"`automodel-launch status {SWEEP}` lists them)"),
+    ("diff", lambda p: api.diff("one", THREE), f"'{THREE}' is sweep {THREE} of 3 points, not one "
+     "job: name a point by its id (fedcba000000, fedcba000001, fedcba000002; "
+     f"`automodel-launch status {THREE}` lists them)"),
     ("rerun", lambda p: api.rerun(3), "ref takes a text or a Manifest, not int"),
     ("rerun", lambda p: api.rerun(_one(p), sets="x=1"), "sets takes a list of texts, not str"),
     ("rerun", lambda p: api.rerun(_one(p), sets=["x"]), "sets: 'x' has no '=': write "
@@ -182,6 +190,47 @@ def test_a_bad_argument_is_a_launch_error_that_names_it(
 
 def test_every_public_function_is_driven_with_bad_arguments() -> None:
     assert sorted({function for function, _, _ in CASES}) == PUBLIC
+
+
+def test_a_setting_of_the_environment_that_cannot_be_used_is_a_usage_error(
+    place: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(place)
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_STRICT", "maybe")
+    for call in (lambda: api.validate([R]), lambda: api.plan(R), lambda: api.settings()):
+        with pytest.raises(UsageError) as caught:
+            call()
+        assert str(caught.value).startswith("bad setting (command-line flags, AUTOMODEL_LAUNCH_")
+        assert str(caught.value).endswith(
+            "strict: Input should be a valid boolean, unable to interpret input"
+        )
+
+
+def test_the_edge_of_any_function() -> None:
+    def failing(text: str, *, count: int = 1) -> str:
+        raise LaunchError(f"{text} failed {count}", hint=f"not {text}")
+
+    checked = edge(failing)
+    assert checked.__name__ == "failing" and checked.__wrapped__ is failing  # type: ignore[attr-defined]
+    token = make("hugging-face", 1).value
+    with pytest.raises(LaunchError) as caught:
+        checked(token, count=2)
+    assert (caught.value.args, caught.value.hint) == (("*** failed 2",), "not ***")
+    with pytest.raises(ArgumentError, match=r"^api\.failing: missing a required argument: 'text'$"):
+        checked()
+
+
+def test_an_error_with_more_than_text_keeps_the_rest() -> None:
+    exc = LaunchError("a\x1bb")
+    exc.args = ("a\x1bb", 3)
+    assert cleaned(exc).args == ("a\\x1bb", 3) and exc.hint is None
+
+
+def test_the_system_error_an_argument_caused() -> None:
+    full = HostError(OSError(36, "File name too long", "x" * 300))
+    assert (str(full), full.errno) == ("x" * 300 + ": File name too long", 36)
+    assert str(HostError(OSError(28, "No space left on device"))) == "No space left on device"
+    assert (str(HostError(OSError())), HostError(OSError()).errno) == ("OSError", None)
 
 
 def test_a_wrong_type_is_a_type_error_too(place: Path) -> None:
