@@ -15,16 +15,21 @@ them, prints the result). A notebook or a script uses them the same way::
     api.cancel(submitted.sweep)               # every point not finished: one scancel
 
 Every function raises a :class:`~automodel_launch.errors.LaunchError` (with a message
-and a hint) for what the command line would report as an error; a plan whose points do
-not validate is returned with its diagnostics (``plan.report``), not rendered.
+and a hint) for what the command line would report as an error, and for an argument of a
+type it does not take (:class:`~automodel_launch.api_edge.ArgumentError`, a TypeError
+too); its message and hint masked as the command line prints them
+(:mod:`automodel_launch.api_edge`). A plan whose points do not validate is returned with
+its diagnostics (``plan.report``), not rendered.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
+
+from automodel_launch import api_edge as given
+from automodel_launch.api_edge import edge
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.diff import Comparison
@@ -36,23 +41,29 @@ if TYPE_CHECKING:
     from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
-    from automodel_launch.snapshot import CodeOptions
 
 
+@edge
 def settings(**values: Any) -> Settings:
     """The settings a command would use (file, environment), with ``values`` on top."""
-    from automodel_launch.settings import resolve_settings
+    from automodel_launch.errors import UsageError
+    from automodel_launch.settings import SettingsError, resolve_settings
 
-    return resolve_settings(**values)
+    try:
+        return resolve_settings(**values)
+    except SettingsError as exc:  # as a bad flag on the command line
+        raise UsageError(str(exc)) from None
 
 
+@edge
 def validate(paths: Sequence[str | Path], *, config: Settings | None = None) -> list[FileReport]:
     """``validate PATH...``: one report per file found (directories are searched)."""
     from automodel_launch.validation import validate_paths
 
-    return validate_paths([Path(p) for p in paths], config or settings())
+    return validate_paths(given.paths(paths, "paths"), given.config(config))
 
 
+@edge
 def plan(
     recipe: str | Path,
     *,
@@ -72,65 +83,76 @@ def plan(
     ``sweep``: ``{"optimizer.lr": [1e-5, 1e-4]}`` or ``["optimizer.lr=1e-5,1e-4"]``
     (as ``--sweep``); ``sets``: ``{"slurm.nodes": 2}`` or ``["slurm.nodes=2"]``. A
     mapping's values are written as YAML flow text, so they read back as given.
-    ``after``: Slurm jobs this one waits for, as ``--after`` takes them. ``snapshot``:
-    when submitting, the job runs a snapshot of ``repo_root`` (False: the live tree).
+    ``after``: Slurm jobs this one waits for, as ``--after`` takes them. ``submitting``:
+    render it to be submitted (checked for submitting, a job directory of its own);
+    without, :func:`submit` plans it so again. ``snapshot``: the submitted job runs a
+    snapshot of ``repo_root`` taken then (False: the live tree, as ``--no-snapshot``).
     """
-    from automodel_launch.plan.after import dependency
-    from automodel_launch.plan.plan import plan_jobs
-    from automodel_launch.plan.render import render_plan
+    from automodel_launch.plan.request import Request, planned
     from automodel_launch.plan.sweep import parse_axis
     from automodel_launch.prepare import EntryChoice
-    from automodel_launch.profiles.overrides import Layers, parse_override
+    from automodel_launch.profiles.overrides import Layers
 
-    chosen = config or settings()
-    axes = [parse_axis(text) for text in _arguments(sweep, many=True)]
-    overrides = tuple(parse_override(text) for text in _arguments(sets, many=False))
-    layers = Layers(profile, overrides) if profile or overrides else None
-    choice = EntryChoice(entry)
-    made = plan_jobs(
-        Path(recipe), chosen, entry=choice, axes=axes, max_parallel=max_parallel,
-        layers=layers, submitting=submitting,
+    axes = tuple(parse_axis(t) for t in given.arguments(sweep, "sweep", many=True))
+    overrides = given.overrides(sets)
+    chosen = given.optional_text(profile, "profile")
+    request = Request(
+        given.path(recipe, "recipe"), axes,
+        Layers(chosen, overrides) if chosen or overrides else None,
+        given.optional_whole(max_parallel, "max_parallel"),
+        EntryChoice(given.script_text(entry, "entry")),
+        given.optional_path(job_dir, "job_dir"), tuple(given.texts(after, "after")),
+        given.config(config), given.flag(snapshot, "snapshot"),
     )  # fmt: skip
-    if made.failed(chosen.strict):
-        return made
-    if after and made.document is not None:
-        from automodel_launch.launchers import launcher_of
-        from automodel_launch.plan.submit import refuse_unsupported
-
-        refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=True)
-    render_plan(
-        made, entry=choice, job_dir=Path(job_dir) if job_dir is not None else None,
-        submitting=submitting, after=dependency(after),
-        code=_code_options() if submitting and snapshot else None,
-    )  # fmt: skip
-    return made
+    return planned(request, submitting=given.flag(submitting, "submitting"))
 
 
-def _code_options() -> CodeOptions:
-    from automodel_launch.snapshot import CodeOptions
-
-    return CodeOptions()
-
-
+@edge
 def submit(recipe: str | Path | JobPlan, *, dry_run: bool = False, **options: Any) -> Submission:
     """Submit a plan (or plan ``recipe`` first, with ``options`` as :func:`plan` takes
     them): its files written whole, one handover for a single job or a Slurm array, each
-    point recorded. Raises when the plan's points do not validate."""
-    from automodel_launch.errors import LaunchError
+    point recorded, as ``submit`` does. A plan rendered to be shown (:func:`plan` without
+    ``submitting``) is planned again to be submitted, from the text it was checked from:
+    checked for submitting, in a job directory of its own, running a snapshot of
+    ``repo_root`` unless it was planned with ``snapshot=False``. Raises when its points do
+    not validate."""
     from automodel_launch.launchers import launcher_of
+    from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.plan.request import not_rendered
     from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
 
-    made = plan(recipe, submitting=True, **options) if isinstance(recipe, (str, Path)) else recipe
+    checked_dry_run = given.flag(dry_run, "dry_run")
+    if isinstance(recipe, JobPlan):
+        if options:
+            raise given.ArgumentError(
+                f"api.submit: {', '.join(sorted(options))} is for a recipe; a plan is "
+                "submitted as it was planned"
+            )
+        made = recipe.to_submit() if recipe.to_submit is not None else recipe
+    else:
+        known = _plan_options()
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise given.ArgumentError(
+                f"api.submit: {unknown[0]!r} is no option of a plan; give "
+                + ", ".join(sorted(known))
+            )
+        made = plan(given.path(recipe, "recipe"), submitting=True, **options)
     if made.root is None or made.document is None:
-        raise LaunchError(
-            f"{made.path} was not rendered: it has errors", hint="see plan.report.diagnostics"
-        )
+        raise not_rendered(made)
     refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=False)
-    done = submit_plan(made, dry_run=dry_run)
+    done = submit_plan(made, dry_run=checked_dry_run)
     raise_failed(done)
     return done
 
 
+def _plan_options() -> set[str]:
+    """What :func:`submit` passes on to :func:`plan` (it submits: ``submitting`` is its own)."""
+    found = given.signature(plan).parameters.items()
+    return {name for name, p in found if p.kind is p.KEYWORD_ONLY and name != "submitting"}
+
+
+@edge
 def jobs(
     *,
     launcher: str | None = None,
@@ -145,6 +167,7 @@ def jobs(
     return [status.to_json() for status in found.jobs]
 
 
+@edge
 def job_list(
     *,
     launcher: str | None = None,
@@ -156,40 +179,46 @@ def job_list(
     """What ``jobs`` shows: the jobs of the newest ``limit`` rows (0: all; a sweep is one
     row) with their states now (``.jobs``: :class:`~automodel_launch.jobs.status.JobStatus`,
     ``.table``: the rows), how many rows there are (``.rows``) and the registry's records
-    that hold no manifest (``.problems``). Options as :func:`jobs` takes them."""
-    from automodel_launch.errors import UsageError
-    from automodel_launch.jobs.listing import list_jobs
-    from automodel_launch.jobs.lookup import since_epoch
+    that hold no manifest (``.problems``). Options as :func:`jobs` takes them, and as
+    ``jobs`` does: ``state`` in any case, ``launcher`` ``local`` for the interactive one;
+    one no job can have is an error naming those there are."""
+    from automodel_launch.jobs.listing import list_jobs, read_filters
 
-    try:
-        after = since_epoch(since) if since is not None else None
-    except ValueError as exc:
-        raise UsageError(f"since: {exc}") from None
-    return list_jobs(launcher=launcher, state=state, after=after, limit=limit, sweep=sweep)
+    filters = read_filters(
+        given.optional_text(launcher, "launcher"), given.optional_text(state, "state"),
+        given.optional_text(since, "since"),
+    )  # fmt: skip
+    return list_jobs(
+        launcher=filters.launcher, state=filters.state, after=filters.after,
+        limit=given.whole(limit, "limit", at_least=0), sweep=given.optional_text(sweep, "sweep"),
+    )  # fmt: skip
 
 
+@edge
 def find(ref: str) -> Manifest | Sweep:
     """The job (its manifest) or sweep ``ref`` names: an id or its unique start, a
     scheduler id, a job directory or a name (the newest of that name)."""
     from automodel_launch.jobs.lookup import find_job_or_sweep
 
-    return find_job_or_sweep(ref)
+    return find_job_or_sweep(given.text(ref, "ref"))
 
 
+@edge
 def job(ref: str, *, point: int | None = None) -> Manifest:
     """The one job ``ref`` names; of a sweep, its point ``point`` (required then)."""
     from automodel_launch.jobs.status import JobError
     from automodel_launch.jobs.sweeps import Sweep
 
+    index = given.optional_whole(point, "point")
     found = find(ref)
     if isinstance(found, Sweep):
-        if point is None:
+        if index is None:
             raise JobError(
                 f"'{ref}' is sweep {found.id} of {len(found.points)} points: give one with "
                 f"--point I (its points are {found.indexes})"
             )
-        return found.point(point)
-    if point is not None:
+        return found.point(index)
+    if index is not None:
         raise JobError(f"'{ref}' is job {found.id}, not a sweep: --point is for a sweep")
     return found
 
@@ -200,13 +229,14 @@ def status(ref: Manifest) -> JobStatus: ...
 def status(ref: Sweep) -> SweepStatus: ...
 @overload
 def status(ref: str) -> JobStatus | SweepStatus: ...
+@edge
 def status(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     """The state now of a job, or of every point of a sweep (one scheduler query);
     ``ref`` as :func:`find` takes it, or what it returned."""
     from automodel_launch.jobs.status import statuses
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 
-    target = find(ref) if isinstance(ref, str) else ref
+    target = given.target(ref)
     if isinstance(target, Sweep):
         return SweepStatus(target.id, tuple(statuses(list(target.points), failures=True)))
     return statuses([target], failures=True)[0]
@@ -218,6 +248,7 @@ def cancel(ref: Manifest) -> JobStatus: ...
 def cancel(ref: Sweep) -> SweepStatus: ...
 @overload
 def cancel(ref: str) -> JobStatus | SweepStatus: ...
+@edge
 def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     """Cancel a job, or every point of a sweep not finished yet (Slurm: one ``scancel``);
     its state after. ``ref`` as :func:`status` takes it."""
@@ -225,7 +256,7 @@ def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     from automodel_launch.jobs.status import backend, cancel_all
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 
-    target = find(ref) if isinstance(ref, str) else ref
+    target = given.target(ref)
     if isinstance(target, Sweep):
         return SweepStatus(target.id, tuple(cancel_all(list(target.points))))
     if driven(target):  # a sweep's point its driver has not started: it never will
@@ -233,6 +264,7 @@ def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     return backend(target.launcher).cancel(target)
 
 
+@edge
 def diff(old: str | Manifest, new: str | Manifest) -> Comparison:
     """What differs between two jobs (``old`` and ``new`` as :func:`find` takes them, a
     sweep's point by its own id, or their manifests): launcher settings, image, profile,
@@ -241,11 +273,10 @@ def diff(old: str | Manifest, new: str | Manifest) -> Comparison:
     where a job has no such value); ``.lines()`` and ``.to_json()`` as ``diff`` prints."""
     from automodel_launch.jobs.diff import compare
 
-    left = _single(old) if isinstance(old, str) else old
-    right = _single(new) if isinstance(new, str) else new
-    return compare(left, right)
+    return compare(given.one_job(old, "old"), given.one_job(new, "new"))
 
 
+@edge
 def rerun(
     ref: str | Manifest,
     *,
@@ -262,41 +293,21 @@ def rerun(
     from automodel_launch.launchers import launcher_of
     from automodel_launch.plan.rerun import plan_rerun
     from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
-    from automodel_launch.profiles.overrides import parse_override
 
-    first = ref if not isinstance(ref, str) else job(ref, point=point)
-    chosen = config or settings()
-    overrides = tuple(parse_override(text) for text in _arguments(sets, many=False))
+    if not isinstance(ref, str) and point is not None:
+        raise given.ArgumentError("point names a point of the sweep ref names: give ref a text")
+    first = job(ref, point=point) if isinstance(ref, str) else given.one_job(ref, "ref")
+    chosen = given.config(config)
+    overrides = given.overrides(sets)
+    where = given.optional_path(job_dir, "job_dir")
+    checked_dry_run = given.flag(dry_run, "dry_run")
     again = plan_rerun(first, chosen, overrides)
     made = again.plan
     if made.failed(chosen.strict) or made.document is None:
         errors = "; ".join(d.message for d in made.report.diagnostics if d.is_error)
         raise LaunchError(f"job {first.id} cannot be run again: {errors}")
     refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=False)
-    again.render(Path(job_dir) if job_dir is not None else None)
-    done = submit_plan(made, dry_run=dry_run)
+    again.render(where)
+    done = submit_plan(made, dry_run=checked_dry_run)
     raise_failed(done)
     return done
-
-
-def _single(ref: str) -> Manifest:
-    """The one job ``ref`` names; a sweep is an error naming its points' ids."""
-    from automodel_launch.jobs.status import JobError
-    from automodel_launch.jobs.sweeps import Sweep
-
-    found = find(ref)
-    if isinstance(found, Sweep):
-        ids = ", ".join(p.id for p in found.points[:3]) + (", ..." if len(found.points) > 3 else "")
-        raise JobError(
-            f"'{ref}' is sweep {found.id} of {len(found.points)} points, not one job: name a "
-            f"point by its id ({ids}; `automodel-launch status {found.id}` lists them)"
-        )
-    return found
-
-
-def _arguments(given: Mapping[str, Any] | Sequence[str], *, many: bool) -> list[str]:
-    if isinstance(given, Mapping):
-        if many:
-            return [f"{key}={json.dumps(list(values))}" for key, values in given.items()]
-        return [f"{key}={json.dumps(value)}" for key, value in given.items()]
-    return list(given)

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from automodel_launch import api
+from automodel_launch.cli import errors
+from automodel_launch.cli.app import run_app
+from automodel_launch.cli.common import MaxParallelOption
 from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.jobs.listing import list_jobs
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.jobs.sweeps import Sweep, SweepStatus
-from automodel_launch.plan.sweep import SweepError
+from automodel_launch.plan.sweep import MAX_POINTS, SweepError
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
 from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.snapshot.test_submit_snapshot import recipe as recipe_in
+from tests.snapshot.test_submit_snapshot import tree  # noqa: F401  (the fixture)
 
 
 @pytest.fixture
@@ -47,8 +53,32 @@ def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(recipe: Pat
                     config=api.settings(check_paths=False))  # fmt: skip
     assert [d.code for d in plan.report.diagnostics if d.is_error] == ["size-not-positive"]
     assert plan.root is None and plan.artifact == ""
-    with pytest.raises(LaunchError, match="was not rendered: it has errors"):
+    with pytest.raises(LaunchError) as refused:
         api.submit(plan)
+    assert str(refused.value) == (
+        f"{recipe} cannot be submitted: step_scheduler.max_steps: max_steps 0 is not more than "
+        "0: AutoModel 0.7.0's StepScheduler stops the job at startup"
+    )
+    assert refused.value.hint == plan.report.diagnostics[0].hint is not None
+    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+
+
+def test_a_plan_is_checked_for_submitting_as_the_command_line_checks_it(
+    recipe: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recipe.write_text(recipe.read_text().replace(
+        "slurm:\n", "slurm:\n  env_vars:\n    DATA: ${API_UNSET_HERE}\n"))  # fmt: skip
+    plan = api.plan(recipe, config=api.settings(check_paths=False))
+    assert [(d.severity, d.code) for d in plan.report.diagnostics] == [("warning", "env-unset")]
+    with pytest.raises(LaunchError) as refused:
+        api.submit(plan)  # submitting, it is an error: the job would start without it
+    assert str(refused.value) == (
+        f"{recipe} cannot be submitted: slurm.env_vars.DATA: ${{API_UNSET_HERE}} is not set here"
+    )
+    assert refused.value.hint == "export API_UNSET_HERE before the job starts"
+    assert _cli("submit", str(recipe), "--no-preflight", "--no-check-paths") == 1
+    assert "error[env-unset] slurm.env_vars.DATA: ${API_UNSET_HERE} is not set here" in (
+        capsys.readouterr().err)  # fmt: skip
     assert not (recipe.parent / "bin" / "sbatch.calls").exists()
 
 
@@ -149,3 +179,120 @@ def test_cancel_of_a_sweep_is_one_scancel_and_of_an_ended_job_nothing(
     ended = api.cancel("local")
     assert isinstance(ended, JobStatus) and ended.state == "FAILED"
     assert not (Path(ended.manifest.job_dir) / "cancelled").exists()
+
+
+# ------------------------------------------------------------------ submit a plan: as `submit`
+def _cli(*args: str) -> int:
+    return errors.run(lambda: run_app(list(args)))
+
+
+def _as_submitted(job: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """A job's code record and script, its own directory written JOB."""
+    job_dir = job["job_dir"]
+    script = (Path(job_dir) / "job.sbatch").read_text().replace(job_dir, "JOB")
+    code = job["code"]
+    if code is not None:
+        code = {k: v.replace(job_dir, "JOB") if isinstance(v, str) else v for k, v in code.items()}
+    return code, script
+
+
+@pytest.mark.parametrize("snapshot", [True, False])
+def test_a_plan_is_submitted_as_the_command_line_submits_its_recipe(
+    tree: Path,  # noqa: F811
+    snapshot: bool,
+) -> None:
+    path = recipe_in(tree.parent)
+    made = api.plan(path, sets={"optimizer.lr": 3e-5}, snapshot=snapshot,
+                    config=api.settings(check_paths=False))  # fmt: skip
+    assert made.snapshot is None  # a plan to look at takes nothing yet
+    done = api.submit(made)
+    no_snapshot = () if snapshot else ("--no-snapshot",)
+    assert _cli("submit", str(path), "--set", "optimizer.lr=3e-5", "--no-preflight",
+                "--no-check-paths", *no_snapshot) == 0  # fmt: skip
+    by_cli, by_api = api.jobs()  # newest first
+    assert by_api["id"] == done.manifests[0].id
+    code, script = _as_submitted(by_api)
+    assert (code, script) == _as_submitted(by_cli)
+    where = "JOB/code" if snapshot else str(tree)
+    assert f"export PYTHONPATH={where}${{PYTHONPATH:+:$PYTHONPATH}}\n" in script
+    assert Path(by_api["job_dir"]).name.startswith("llm_finetune_")  # claimed, as submit does
+    if snapshot:
+        assert code is not None and (code["root"], code["snapshot"]) == (str(tree), "JOB/code")
+        assert (Path(by_api["job_dir"]) / "code/mytrain.py").is_file()
+    else:
+        assert code is None
+
+
+def test_a_plan_is_submitted_from_the_text_it_was_checked_from(recipe: Path) -> None:
+    made = api.plan(recipe, config=api.settings(check_paths=False))
+    recipe.write_text(recipe.read_text().replace("max_steps: 2", "max_steps: 0"))
+    done = api.submit(made)
+    assert done.plan is not made and made.to_submit is not None and made.root is not None
+    assert done.plan.to_submit is None  # planned to be submitted: it is as it is
+    assert "  max_steps: 2\n" in (Path(done.manifests[0].job_dir) / "job_config.yaml").read_text()
+    assert not made.root.exists()  # the plan shown claimed nothing
+
+
+# ------------------------------------------------------------------ --max-parallel
+@pytest.mark.parametrize("limit", [0, -3, MAX_POINTS + 1])
+def test_max_parallel_is_one_to_the_most_points_a_sweep_has(
+    recipe: Path, limit: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = (f"--max-parallel {limit}: give 1 to 10,000, the most points of the sweep that run "
+            "at once")  # fmt: skip
+    with pytest.raises(UsageError) as refused:
+        api.plan(recipe, sweep=["optimizer.lr=1e-5,1e-4"], max_parallel=limit)
+    assert str(refused.value) == said
+    for command in ("render", "submit"):
+        assert _cli(command, str(recipe), "--sweep", "optimizer.lr=1e-5,1e-4", "--no-check-paths",
+                    "--max-parallel", str(limit)) == 2  # fmt: skip
+        assert capsys.readouterr().err == f"error: {said}\n"
+    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+
+
+def test_a_sweep_of_any_sequence_of_values(recipe: Path) -> None:
+    made = api.plan(recipe, sweep={"step_scheduler.max_steps": range(2, 4)},
+                    config=api.settings(check_paths=False))  # fmt: skip
+    assert [job.point.label for job in made.jobs] == [
+        "step_scheduler.max_steps=2", "step_scheduler.max_steps=3"]  # fmt: skip
+
+
+def test_max_parallel_at_its_bounds_is_taken(recipe: Path) -> None:
+    config = api.settings(check_paths=False)
+    for limit in (1, MAX_POINTS):
+        made = api.plan(recipe, sweep=["optimizer.lr=1e-5,1e-4"], max_parallel=limit, config=config)
+        assert f"#SBATCH --array=0-1%{limit}\n" in made.artifact
+    assert "1 to 10,000" in (MaxParallelOption.__metadata__[0].help or "")
+
+
+# ------------------------------------------------------------------ jobs' filters
+STATES_SAID = "use one of PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, PREEMPTED, " \
+    "REQUEUED, UNKNOWN"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "reason"),
+    [("state", "bogus", f"'bogus' is no job state: {STATES_SAID}"),
+     ("launcher", "k8s", "'k8s' is no launcher: use slurm, skypilot or local"),
+     ("since", "two days", "'two days' is not a time span like 2d, 12h, 30m, 1w")],
+)  # fmt: skip
+def test_a_filter_no_job_can_pass_is_refused_as_jobs_refuses_it(
+    recorded: FakeSlurm, option: str, value: str, reason: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    for listed in (api.jobs, api.job_list):
+        with pytest.raises(UsageError) as refused:
+            listed(**{option: value})
+        assert str(refused.value) == f"{option}: {reason}"
+    assert _cli("jobs", f"--{option}", value) == 2
+    boxed = capsys.readouterr().err  # typer's box of the error: its words, not its lines
+    assert f"Invalid value for --{option}: {reason} " in " ".join(boxed.replace("│", " ").split())
+
+
+def test_filters_are_read_as_jobs_reads_them(recorded: FakeSlurm) -> None:
+    assert [j["id"] for j in api.jobs(state="failed")] == ["abcdef000002", "b00000000000"]
+    assert [j["id"] for j in api.jobs(launcher="local")] == ["b00000000000"]
+    assert api.job_list(limit=0).rows == 2
+    with pytest.raises(UsageError) as refused:
+        api.job_list(limit=-1)
+    assert str(refused.value) == "limit is at least 0, not -1"

@@ -241,7 +241,8 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
     )
     assert users == [
         "api.py", "cli/rerun.py", "cli/submit.py", "jobs/ids.py", "jobs/status.py", "plan/after.py",
-        "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py", "prepare.py",
+        "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/request.py", "plan/submit.py",
+        "prepare.py",
         "render/job.py",
         "submit/local.py", "submit/skypilot.py", "submit/slurm.py",
     ]  # fmt: skip

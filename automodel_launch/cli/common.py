@@ -129,7 +129,9 @@ SweepOption = Annotated[
 ]
 MaxParallelOption = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--max-parallel", min=1, help="A sweep: at most this many points run at once."),
+    typer.Option(
+        "--max-parallel", help="A sweep: at most this many points run at once (1 to 10,000)."
+    ),
 ]
 
 

@@ -16,16 +16,12 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE
-
 if TYPE_CHECKING:
     from automodel_launch.jobs.listing import Listing
 
 DEFAULT_ROWS = 50
 """Rows of the table by default: the newest, which is what a glance at ``jobs`` is for; a
 registry of 10,000 jobs is still listed at once (``--limit 0`` lists every one)."""
-LAUNCHER_NAMES: dict[str, str] = {**{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE}
-"""--launcher -> the launcher of the jobs shown (``local`` is the interactive one)."""
 PIPE_WIDTH = 400
 """Columns of the table where no terminal reads it: whole rows, not 80 columns."""
 
@@ -40,21 +36,16 @@ _MAX_LIMIT_DIGITS = 9
 def problem(
     launcher: str | None, state: str | None, since: str | None, output_format: str
 ) -> tuple[str, str] | None:
-    """The first option whose value is wrong and why, as the typer command reports it."""
-    from automodel_launch.jobs.lookup import since_epoch
-    from automodel_launch.jobs.states import STATES
+    """The first option whose value is wrong and why, as the typer command reports it
+    (the filters as :func:`automodel_launch.api.job_list` refuses them)."""
+    from automodel_launch.jobs.listing import FilterError, read_filters
 
     if output_format not in ("text", "json"):
         return "--format", "use text or json"
-    if launcher is not None and launcher not in LAUNCHER_NAMES:
-        return "--launcher", "use slurm, skypilot or local"
-    if state is not None and state.upper() not in STATES:
-        return "--state", "use one of " + ", ".join(STATES)
     try:
-        if since is not None:
-            since_epoch(since)
-    except ValueError as exc:
-        return "--since", str(exc)
+        read_filters(launcher, state, since)
+    except FilterError as exc:
+        return f"--{exc.option}", exc.reason
     return None
 
 
@@ -66,10 +57,7 @@ def listing(
 
     if limit is None:
         limit = DEFAULT_ROWS if text else 0
-    return api.job_list(
-        launcher=LAUNCHER_NAMES[launcher] if launcher else None,
-        state=state.upper() if state else None, since=since, limit=limit,
-    )  # fmt: skip
+    return api.job_list(launcher=launcher, state=state, since=since, limit=limit)
 
 
 def warn(found: Listing) -> None:

@@ -5,10 +5,52 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
+from automodel_launch.errors import UsageError
 from automodel_launch.jobs.registry import open_registry
+from automodel_launch.jobs.states import STATES, State
 from automodel_launch.jobs.status import JobStatus, statuses
 from automodel_launch.jobs.sweeps import Row, SweepStatus, rows
+from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE, LauncherName
+
+LAUNCHER_NAMES: dict[str, LauncherName] = {
+    **{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE,
+}  # fmt: skip
+"""``--launcher`` -> the launcher of the jobs listed (``local`` is the interactive one)."""
+
+
+class FilterError(UsageError):
+    """A filter of ``jobs`` that no job can pass: :attr:`option` names it (``state``), the
+    message says what to give instead."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(f"{option}: {reason}")
+        self.option, self.reason = option, reason
+
+
+class Filters(NamedTuple):
+    launcher: LauncherName | None
+    state: State | None
+    after: float | None
+    """Submitted at this time (seconds since the epoch) or later."""
+
+
+def read_filters(launcher: str | None, state: str | None, since: str | None) -> Filters:
+    """``jobs``' ``--launcher``, ``--state`` (any case) and ``--since`` as
+    :func:`list_jobs` takes them; a :class:`FilterError` for a value none can match."""
+    from automodel_launch.jobs.lookup import since_epoch
+
+    if launcher is not None and launcher not in LAUNCHER_NAMES:
+        raise FilterError("launcher", f"'{launcher}' is no launcher: use slurm, skypilot or local")
+    named = next((s for s in STATES if s == state.upper()), None) if state is not None else None
+    if state is not None and named is None:
+        raise FilterError("state", f"'{state}' is no job state: use one of " + ", ".join(STATES))
+    try:
+        after = since_epoch(since) if since is not None else None
+    except ValueError as exc:
+        raise FilterError("since", str(exc)) from None
+    return Filters(LAUNCHER_NAMES[launcher] if launcher else None, named, after)
 
 
 @dataclass(frozen=True)

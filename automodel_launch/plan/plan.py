@@ -13,7 +13,7 @@ script, :mod:`automodel_launch.plan.layout`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +76,10 @@ class JobPlan:
     """The named cluster the plan is submitted to over SSH (None: this host's Slurm)."""
     placement: Placement | None = None
     """Where its job directories are written here and copied to there (with ``remote``)."""
+    to_submit: Callable[[], JobPlan] | None = None
+    """A plan rendered to be shown: how to plan it again to be submitted (checked for
+    submitting, a job directory of its own, the snapshot taken), as ``submit`` plans it;
+    None: rendered to be submitted (or not rendered)."""
 
     @property
     def is_sweep(self) -> bool:
@@ -139,6 +143,7 @@ def plan_jobs(
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.validation import validate_result
 
+    check_max_parallel(max_parallel)
     base = layers or Layers()
     chosen = points(axes, base.overrides) if axes else [Point(0, ())]
     loaded = load_file(path) if raw is None else load_bytes(raw, str(path))
@@ -156,6 +161,18 @@ def plan_jobs(
         _shared_section(report, point)
         jobs.append(PlannedJob(point, PreparedJob(report)))
     return JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
+
+
+def check_max_parallel(value: int | None) -> None:
+    """``--max-parallel``: at least one point at a time, at most as many as a sweep has."""
+    from automodel_launch.errors import UsageError
+    from automodel_launch.plan.sweep import MAX_POINTS
+
+    if value is not None and not 1 <= value <= MAX_POINTS:
+        raise UsageError(
+            f"--max-parallel {value}: give 1 to {MAX_POINTS:,}, the most points of the sweep "
+            "that run at once"
+        )
 
 
 def _shared_section(report: FileReport, point: Point) -> None:

@@ -47,9 +47,9 @@ def test_the_listing_options_are_read() -> None:
 @pytest.mark.parametrize(
     ("args", "option", "message"),
     [(["--format", "yaml"], "--format", "use text or json"),
-     (["--launcher", "k8s"], "--launcher", "use slurm, skypilot or local"),
-     (["--state", "done"], "--state", "use one of PENDING, RUNNING, COMPLETED, FAILED, "
-      "CANCELLED, TIMEOUT, PREEMPTED, REQUEUED, UNKNOWN"),
+     (["--launcher", "k8s"], "--launcher", "'k8s' is no launcher: use slurm, skypilot or local"),
+     (["--state", "done"], "--state", "'done' is no job state: use one of PENDING, RUNNING, "
+      "COMPLETED, FAILED, CANCELLED, TIMEOUT, PREEMPTED, REQUEUED, UNKNOWN"),
      (["--since", "yesterday"], "--since", "'yesterday' is not a time span like 2d, 12h, 30m, 1w"),
      (["--state", "PENDING", "--format", "csv"], "--format", "use text or json")],
 )  # fmt: skip

@@ -281,7 +281,7 @@ def test_a_deleted_job_directory(tmp_path: Path) -> None:
     ("args", "message"),
     [(["--state", "BOGUS"], "use one of PENDING"),
      (["--since", "2 days"], "is not a time span"),
-     (["--launcher", "k8s"], "use slurm, skypilot or local"),
+     (["--launcher", "k8s"], "'k8s' is no launcher"),
      (["--format", "xml"], "text or json")],
 )  # fmt: skip
 def test_bad_options_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
