@@ -187,16 +187,23 @@ def test_jobs_watch_refreshes_with_one_query_and_ends_cleanly_on_ctrl_c(
 ) -> None:
     sweep(tmp_path / "jobs", 2)
     fake.squeue({"job_id": 101, "array_job_id": 100, "array_task_string": "0-1", **PENDING})
+    # SIGINT's default action in the child, as from a shell: a test run started in the
+    # background ignores SIGINT, and exec would pass the ignoring on
     watching = subprocess.Popen(
         [sys.executable, "-m", "automodel_launch", "jobs", "--watch", "--interval", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": fake.path},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while len(fake.called("squeue")) < 3 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    watching.send_signal(signal.SIGINT)
-    out, err = watching.communicate(timeout=30)
+    try:
+        deadline = time.monotonic() + 30
+        while len(fake.called("squeue")) < 3 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        watching.send_signal(signal.SIGINT)
+        out, err = watching.communicate(timeout=30)
+    finally:
+        watching.kill()
+        watching.wait()
     assert (watching.returncode, err) == (0, "")
     assert "2 points: 2 PENDING" in out
     assert len(fake.called("squeue")) >= 3 and fake.called("sacct") == []
