@@ -409,6 +409,7 @@ HAND_MUTANTS += [
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-121, 300)"),
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 299)"),
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 301)"),
+            ("SIG[A-Z0-9+-]{1,12}", "SIG[A-Z+-]{1,12}"),  # SIGUSR1
             ("TAIL_LINES = 20", "TAIL_LINES = 21"),
             ("MAX_LINE = 400", "MAX_LINE = 401"),
         )
