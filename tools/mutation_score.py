@@ -423,6 +423,19 @@ HAND_MUTANTS += [
         )
     ),
 ]
+# the snapshot of a plain directory: each name always left out, and that it is a folder's
+WALK, WALK_TESTS = "automodel_launch/snapshot/walk.py", ("tests/snapshot/test_walk.py",)
+ALWAYS = (
+    '(".git/", ".hg/", ".svn/", "__pycache__/", "*.pyc", ".venv/", "venv/", ".nox/",\n'
+    '          ".tox/", ".mypy_cache/", ".pytest_cache/", ".ruff_cache/", "node_modules/")'
+)
+HAND_MUTANTS += [
+    *drop_each(WALK, ALWAYS, WALK_TESTS),
+    *(
+        HandMutant(WALK, ALWAYS, ALWAYS.replace(folder, folder[:-2] + '"', 1), WALK_TESTS)
+        for folder in re.findall(r'"[^"*]+/"', ALWAYS)
+    ),
+]
 # named clusters: the validators are decorated (mutmut leaves them alone), so each check,
 # bound and refused option of a cluster's definition is mutated here
 CLUSTERS = "automodel_launch/remote/clusters.py"
