@@ -973,3 +973,23 @@ def test_rank_folders_among_other_entries(tmp_path: Path) -> None:
         (rank_file(manifest, "0").parent.parent / f"{local}.txt").write_text("x")
     found = failure_sources.error_files(Path(manifest.job_dir))
     assert [r.local_rank for r in found] == list(range(10))
+
+
+def test_an_agents_copy_is_its_ranks_failure_not_another(tmp_path: Path) -> None:
+    """Rank 0 lost its peer (its lines say so): it was stopped; the agent's copy of its
+    file is the same failure, so it is no earlier failure of its own: rank 1's is first."""
+    manifest = job(tmp_path)
+    write_log(manifest, "[rank0]:Connection reset by peer\n")
+    error_at(rank_file(manifest, "0"), "RuntimeError: x", 1_700_000_010)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "RuntimeError: x",
+             1_700_000_010, 1)  # fmt: skip
+    error_at(rank_file(manifest, "1"), "ValueError: y", 1_700_000_020)
+    shown = diagnose(failed(manifest, code=1))
+    assert shown is not None and (shown.rank, shown.cause) == (1, "exit-code")
+
+
+def test_the_first_ranks_words_on_a_line_of_their_own(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, "[rank2]:step\n[rank2]:MemoryError: x\n" + entry(2, 1))
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.cause) == (2, "oom-host")
