@@ -409,6 +409,7 @@ HAND_MUTANTS += [
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-121, 300)"),
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 299)"),
             ("AFTER_STOP_SECONDS = (-120, 300)", "AFTER_STOP_SECONDS = (-120, 301)"),
+            ("SIG[A-Z0-9+-]{1,12}", "SIG[A-Z+-]{1,12}"),  # SIGUSR1
             ("TAIL_LINES = 20", "TAIL_LINES = 21"),
             ("MAX_LINE = 400", "MAX_LINE = 401"),
         )
@@ -420,6 +421,19 @@ HAND_MUTANTS += [
             ("LOG_TAIL_BYTES = 256 * 1024", "LOG_TAIL_BYTES = 512 * 1024"),
             ("ERROR_FILE_BYTES = 1 << 20", "ERROR_FILE_BYTES = 2 << 20"),
         )
+    ),
+]
+# the snapshot of a plain directory: each name always left out, and that it is a folder's
+WALK, WALK_TESTS = "automodel_launch/snapshot/walk.py", ("tests/snapshot/test_walk.py",)
+ALWAYS = (
+    '(".git/", ".hg/", ".svn/", "__pycache__/", "*.pyc", ".venv/", "venv/", ".nox/",\n'
+    '          ".tox/", ".mypy_cache/", ".pytest_cache/", ".ruff_cache/", "node_modules/")'
+)
+HAND_MUTANTS += [
+    *drop_each(WALK, ALWAYS, WALK_TESTS),
+    *(
+        HandMutant(WALK, ALWAYS, ALWAYS.replace(folder, folder[:-2] + '"', 1), WALK_TESTS)
+        for folder in re.findall(r'"[^"*]+/"', ALWAYS)
     ),
 ]
 # named clusters: the validators are decorated (mutmut leaves them alone), so each check,

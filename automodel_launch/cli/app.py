@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 import typer.main
+from typer._click.core import Command
+from typer.core import TyperGroup, TyperOption
 
 from automodel_launch.cli import (
     cancel,
@@ -35,6 +37,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="rich",  # what help texts are written for (their "\\[" escapes)
 )
 app.command("validate")(validate.command)
 app.command("render")(render.command)
@@ -53,6 +56,25 @@ app.command("shell")(shell.command)
 app.add_typer(config.app)
 
 
+def command() -> TyperGroup:
+    """The application as click's command tree, each flag shown without a value type
+    (typer's rich help gives ``--dry-run <bool>`` otherwise): an empty metavar."""
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    _flags_without_type(root)
+    return root
+
+
+def _flags_without_type(command: Command) -> None:
+    # the help option is made on first use (and kept): make it now, to reach it
+    flags = [*command.params, command.get_help_option(command.context_class(command))]
+    for param in flags:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _flags_without_type(sub)
+
+
 def run_app(args: list[str]) -> int:
     """Run the typer application and return its exit code; exceptions go to the caller.
 
@@ -65,9 +87,7 @@ def run_app(args: list[str]) -> int:
     from typer._click.utils import PacifyFlushWrapper
 
     try:
-        result = typer.main.get_command(app).main(
-            args, prog_name="automodel-launch", standalone_mode=False
-        )
+        result = command().main(args, prog_name="automodel-launch", standalone_mode=False)
     except ClickException as exc:
         _show_usage_error(exc)
         return exc.exit_code

@@ -122,8 +122,9 @@ SweepOption = Annotated[
     typer.Option(
         "--sweep",
         metavar="KEY=V1,V2,...",
+        # the backslash: rich's markup would take "[a, ...]" for a style and drop it
         help="Submit one job per value (several --sweep: every combination); values read as "
-        "--set reads them; a value with a comma goes in a YAML list: 'KEY=[a, \"b,c\"]'.",
+        "--set reads them; a value with a comma goes in a YAML list: 'KEY=\\[a, \"b,c\"]'.",
         show_default=False,
     ),
 ]

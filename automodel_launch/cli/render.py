@@ -30,6 +30,33 @@ EntryOption = Annotated[
         "'SCRIPT ARGS'; {config} stands for the job config path.",
     ),
 ]
+CommandOption = Annotated[
+    str,
+    typer.Option(
+        "--command",
+        callback=script_value,
+        help="AutoModel 0.1.0 to 0.3.0: the command of their entry point "
+        "(-m nemo_automodel._cli.app COMMAND DOMAIN -c CONFIG). Also names the job "
+        "DOMAIN_COMMAND when the launcher section has no job_name.",
+    ),
+]
+DomainOption = Annotated[
+    str,
+    typer.Option(
+        "--domain",
+        callback=script_value,
+        help="AutoModel 0.1.0 to 0.3.0: the domain of their entry point (llm, vlm), as for "
+        "--command. Also names the job DOMAIN_COMMAND when the launcher section has no job_name.",
+    ),
+]
+NprocOption = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option(
+        "--nproc-per-node",
+        min=1,
+        help="Interactive: processes on this node (default: the GPUs visible here, else 1).",
+    ),
+]
 
 
 def command(
@@ -41,22 +68,9 @@ def command(
         ),
     ] = None,
     entry: EntryOption = None,
-    recipe_command: Annotated[
-        str,
-        typer.Option("--command", callback=script_value, help="AutoModel command (2025 CLI form)."),
-    ] = "finetune",
-    domain: Annotated[
-        str,
-        typer.Option("--domain", callback=script_value, help="AutoModel domain (2025 CLI form)."),
-    ] = "llm",
-    nproc_per_node: Annotated[
-        Optional[int],  # noqa: UP045
-        typer.Option(
-            "--nproc-per-node",
-            min=1,
-            help="Interactive: processes on this node (default: the GPUs visible here, else 1).",
-        ),
-    ] = None,
+    recipe_command: CommandOption = "finetune",
+    domain: DomainOption = "llm",
+    nproc_per_node: NprocOption = None,
     check_paths: Annotated[
         Optional[bool],  # noqa: UP045
         typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),

@@ -17,7 +17,7 @@ from automodel_launch.cli.common import (
     script_value,
     sweep_axes,
 )
-from automodel_launch.cli.render import EntryOption
+from automodel_launch.cli.render import CommandOption, DomainOption, EntryOption, NprocOption
 from automodel_launch.layout import LOCAL_LOG
 
 if TYPE_CHECKING:
@@ -44,9 +44,9 @@ def command(
         ),
     ] = None,
     entry: EntryOption = None,
-    recipe_command: Annotated[str, typer.Option("--command", callback=script_value)] = "finetune",
-    domain: Annotated[str, typer.Option("--domain", callback=script_value)] = "llm",
-    nproc_per_node: Annotated[Optional[int], typer.Option("--nproc-per-node", min=1)] = None,  # noqa: UP045
+    recipe_command: CommandOption = "finetune",
+    domain: DomainOption = "llm",
+    nproc_per_node: NprocOption = None,
     check_paths: Annotated[
         Optional[bool],  # noqa: UP045
         typer.Option("--check-paths/--no-check-paths", help="Check mount sources on this host."),

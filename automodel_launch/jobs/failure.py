@@ -180,7 +180,14 @@ def first_failure(
     lines: list[str], recorded: list[Recorded], *, single_node: bool
 ) -> _Candidate | None:
     """The rank that failed first and not because another had: torchrun's reports, each
-    with the rank's error file; without a report, the error files themselves."""
+    with the rank's error file; without a report, the error files themselves.
+
+    The first is the least of the candidates in this order: one that was not stopped
+    because another had failed (SIGTERM, a peer gone) before one that was; one whose time
+    is known before one without (an error file without a timestamp); the earlier; the root
+    cause of its report before the report's other failures; one whose rank is known before
+    one without (an agent's copy, a rank of one node of several); the lower rank. What is
+    still equal goes in the order found (the log's, the error files' paths)."""
     by_path = {r.path: r.error for r in recorded if r.local_rank is not None}
     candidates = [
         _Candidate(e.rank, e.exit_code, e.time, e.root, _matching(e.error_file, by_path))
@@ -201,8 +208,8 @@ def first_failure(
     if not candidates:
         return None
 
-    def order(c: _Candidate) -> tuple[bool, str, bool, int]:
-        return (_collateral(c, lines), c.time, not c.root, -1 if c.rank is None else c.rank)
+    def order(c: _Candidate) -> tuple[bool, bool, str, bool, bool, int | None]:
+        return (_collateral(c, lines), not c.time, c.time, not c.root, c.rank is None, c.rank)
 
     first = min(candidates, key=order)
     if not reported and _collateral(first, lines):
@@ -230,7 +237,7 @@ def _agent_code(error: TorchErrorFile, agents: list[TorchErrorFile]) -> int | No
 def _collateral(candidate: _Candidate, lines: list[str]) -> bool:
     if candidate.code in (-signal.SIGTERM, 128 + signal.SIGTERM):
         return True
-    return COLLATERAL.search("\n".join(_texts(candidate, lines))) is not None
+    return any(COLLATERAL.search(text) for text in _texts(candidate, lines))
 
 
 def _texts(candidate: _Candidate, lines: list[str]) -> list[str]:
@@ -267,7 +274,7 @@ def cause_of(
         said = "\n".join([*_texts(first, lines), *own])
     else:
         errors = (t for r in recorded for t in (r.error.text, r.error.callstack))
-        said = "\n".join([status.reason or "", log, *errors])  # SkyPilot's failure reason
+        said = "\n".join(t for t in (status.reason, log, *errors) if t)  # SkyPilot's reason
     for cause, pattern in PATTERNS:
         if pattern.search(said):
             return cause, False
@@ -284,7 +291,7 @@ def _exit(first: _Candidate | None, job_code: int | None) -> tuple[int | None, s
     if code < 0:
         code, name = 128 - code, _signal_name(-code)
     else:
-        name = _signal_name(code - 128) if code > 128 else None
+        name = _signal_name(code - 128)  # none up to 128: there is no signal 0 or below
     return (code, name) if code <= 255 else (None, None)
 
 

@@ -65,7 +65,9 @@ def scalar_text(value: Any) -> str | None:
     body = out.getvalue().split("\n---\n", 1)[-1]
     candidates = [body.removeprefix("v: ").removesuffix("\n")]
     if isinstance(value, str) and value.isprintable():
-        candidates.append(json.dumps(value))  # double-quoted: text to both
+        # double-quoted: text to both; a character past U+FFFF as itself (YAML refuses
+        # JSON's surrogate pairs)
+        candidates.append(json.dumps(value, ensure_ascii=False))
     return next((text for text in candidates if _reads_as(text, value)), None)
 
 

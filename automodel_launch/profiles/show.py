@@ -25,15 +25,19 @@ Entry = tuple[Loc, Any, str]
 
 
 def entries(merged: MergedFile) -> list[Entry]:
+    """Each launcher section's values and defaults. A null section is no section (as the
+    rules read it); one that is no mapping (an error) is shown as written, one line."""
     found: list[Entry] = []
     for name in LAUNCHERS:
         section = merged.data.get(name)
-        if name not in merged.data:
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            found.append(((name,), section, merged.provenance.describe((name,))))
             continue
         found.append(((name,), None, ""))
-        if isinstance(section, dict):
-            _walk(section, (name,), merged, found)
-            found += _defaults(name, section)
+        _walk(section, (name,), merged, found)
+        found += _defaults(name, section)
     return found
 
 

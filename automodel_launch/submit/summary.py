@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.render.environment import exported_variables
 
 
@@ -13,8 +14,8 @@ def summary_lines(document: LaunchDocument, job_dir: Path, nproc_per_node: int) 
     lines: list[tuple[str, str]] = []
     if document.slurm is not None:
         cfg = document.slurm
-        gpus = f"{cfg.nodes} node(s) x {cfg.ntasks_per_node} GPU(s) = world size {cfg.world_size}"
-        lines += [("launcher", "slurm"), ("resources", gpus), ("time limit", str(cfg.time))]
+        resources = slurm_resources(cfg)
+        lines += [("launcher", "slurm"), ("resources", resources), ("time limit", str(cfg.time))]
         lines.append(("partition", cfg.partition or "the cluster's default"))
         if cfg.account:
             lines.append(("account", cfg.account))
@@ -25,10 +26,11 @@ def summary_lines(document: LaunchDocument, job_dir: Path, nproc_per_node: int) 
     elif document.skypilot is not None:
         sky = document.skypilot
         ranks = sky.ranks_per_node
+        accelerators = f"{sky.accelerators} per node" if sky.accelerators else "no accelerator"
         lines += [
             ("launcher", "skypilot" + (" (managed job, spot)" if sky.use_spot else "")),
-            ("resources", f"{sky.num_nodes} node(s) x {ranks} GPU(s) = world size "
-             f"{sky.num_nodes * ranks} ({sky.accelerators or 'no accelerator'})"),
+            ("resources", f"{sky.num_nodes} node(s) x {ranks} process(es) = world size "
+             f"{sky.num_nodes * ranks}, {accelerators}"),
             ("cloud", "/".join(p for p in (sky.cloud, sky.region, sky.zone) if p)),
             ("afterwards", sky.cluster_fate),
         ]  # fmt: skip
@@ -49,3 +51,23 @@ def summary_lines(document: LaunchDocument, job_dir: Path, nproc_per_node: int) 
     lines.append(("job directory", str(job_dir)))
     width = max(len(key) for key, _ in lines)
     return [f"  {key:<{width}}  {value}" for key, value in lines]
+
+
+def slurm_resources(cfg: SlurmConfig) -> str:
+    """What runs (``ntasks_per_node`` processes on each node, the world size) and the GPUs
+    the job asks for, as the script asks: ``gpus_per_node`` GPUs, whole nodes (every GPU
+    of each), what ``sbatch_args`` ask, none (a CPU job), or none asked for at all."""
+    if cfg.gpus_per_node:
+        gpus = f"{cfg.gpus_per_node} GPU(s) per node"
+    elif cfg.gpus_requested_by_args:
+        gpus = "GPUs as sbatch_args ask"
+    elif cfg.gpus_per_node == 0:
+        gpus = "CPUs only (gpus_per_node: 0)"
+    elif cfg.whole_nodes:
+        gpus = "whole nodes, all their GPUs"
+    else:
+        gpus = "no GPU asked for"
+    return (
+        f"{cfg.nodes} node(s) x {cfg.ntasks_per_node} process(es) = world size "
+        f"{cfg.world_size}, {gpus}"
+    )

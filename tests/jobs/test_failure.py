@@ -108,6 +108,7 @@ def test_only_the_agents_file(tmp_path: Path) -> None:
     assert shown is not None
     assert (shown.rank, shown.exit_code, shown.cause) == (None, 1, "oom-gpu")
     assert shown.summary.startswith("The job ran out of GPU memory")
+    assert shown.log_tail[0] == "Traceback (most recent call last):"  # the agent's copy's
 
 
 REPORT = """\
@@ -493,6 +494,7 @@ def test_only_a_rank_stopped_after_another_left_a_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("code", "shown"), [
     (-255, (None, None)), (-100, (228, None)), (255, (255, None)), (137, (137, "SIGKILL")),
+    (-10, (138, "SIGUSR1")), (140, (140, "SIGUSR2")),  # Slurm's warning signals
 ])  # fmt: skip
 def test_exit_codes_out_of_range(tmp_path: Path, code: int, shown: tuple[Any, Any]) -> None:
     manifest = job(tmp_path)
@@ -501,6 +503,27 @@ def test_exit_codes_out_of_range(tmp_path: Path, code: int, shown: tuple[Any, An
     failure = diagnose(failed(manifest))
     assert failure is not None
     assert (failure.rank, (failure.exit_code, failure.signal)) == (3, shown)
+
+
+def test_a_signal_named_with_a_digit(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, entry(3, -10))
+    status = with_failure(failed(manifest))
+    assert status.failure is not None and status.failure.signal == "SIGUSR1"
+    assert status.failure.summary == (
+        "Rank 3 exited with code 138 (SIGUSR1): its last lines say why."
+    )
+    assert status.to_json()["failure"]["signal"] == "SIGUSR1"
+
+
+@pytest.mark.parametrize(("code", "rank"), [(255, 3), (-255, 3), (256, None), (-256, None)])
+def test_a_report_of_an_exit_code_past_255_is_no_report(
+    tmp_path: Path, code: int, rank: int | None
+) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, entry(3, code))
+    failure = diagnose(failed(manifest))
+    assert failure is not None and failure.rank == rank
 
 
 def test_ranks_folders_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -756,7 +779,11 @@ def test_the_exact_end_of_a_large_log(tmp_path: Path) -> None:
 def test_exit_codes_and_signals() -> None:
     from automodel_launch.jobs.failure import _Candidate, _exit
 
+    assert _exit(None, 0) == (0, None)
+    assert _exit(None, 127) == (127, None)
     assert _exit(None, 128) == (128, None)
+    assert _exit(None, 138) == (138, "SIGUSR1")
+    assert _exit(_Candidate(0, -12, ""), None) == (140, "SIGUSR2")
     assert _exit(None, 129) == (129, "SIGHUP")
     assert _exit(None, 255) == (255, None)
     assert _exit(None, 256) == (None, None)
@@ -780,6 +807,10 @@ def test_a_log_outside_the_job_directory_is_not_read(tmp_path: Path) -> None:
     other = tmp_path / "other.log"
     other.write_text("[rank0]:CUDA out of memory\n")
     status = replace(failed(manifest, code=3), log_path=str(other))
+    shown = diagnose(status)
+    assert shown is not None and (shown.cause, shown.log_tail) == ("exit-code", [])
+    # nor a file of the job directory of the same name: that log is not the job's
+    (Path(manifest.job_dir) / "other.log").write_text("[rank0]:CUDA out of memory\n")
     shown = diagnose(status)
     assert shown is not None and (shown.cause, shown.log_tail) == ("exit-code", [])
 
@@ -855,3 +886,110 @@ def test_folders_looked_at_are_bounded(tmp_path: Path, monkeypatch: pytest.Monke
     for name in ("1", "2", "3"):
         (tmp_path / name).mkdir()
     assert len(failure_sources._folders(tmp_path, re.compile("[0-9]"))) == 2
+
+
+# ------------------------------------------------------------------ the order of candidates
+def plain_error_at(path: Path, text: str, callstack: str = "") -> None:
+    """An error file without a timestamp (torch's older form, or a hand-written one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    message = {"message": text, "extraInfo": {"py_callstack": callstack}}
+    path.write_text(json.dumps({"message": message}))
+
+
+def test_an_error_file_without_a_time(tmp_path: Path) -> None:
+    """Alone it is the first failure (no crash); a file whose time is known comes first."""
+    manifest = job(tmp_path)
+    plain_error_at(rank_file(manifest, "1"), "ImportError: untimed", "Traceback\nImportError")
+    status = with_failure(failed(manifest, log=False, code=1))
+    assert status.failure is not None
+    assert (status.failure.rank, status.failure.cause) == (1, "import-error")
+    assert status.failure.log_tail == ["Traceback", "ImportError"]
+    assert status_lines(status)[-3:] == ["last lines of rank 1:", "  Traceback", "  ImportError"]
+    error_at(rank_file(manifest, "2"), "ValueError: timed", 1_700_000_010)
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None and (shown.rank, shown.cause) == (2, "exit-code")
+
+
+def test_a_rank_known_before_a_rank_unknown_at_the_same_time(tmp_path: Path) -> None:
+    """The agent's copy of another failure (another text) at the same second as a rank's
+    own file: the rank's is taken, whichever comes first in the files."""
+    manifest = job(tmp_path)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "ImportError: y", 1_700_000_010)
+    error_at(rank_file(manifest, "1"), "ValueError: x", 1_700_000_010)
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None and (shown.rank, shown.cause) == (1, "exit-code")
+
+
+def test_an_earlier_agents_file_of_another_failure_comes_first(tmp_path: Path) -> None:
+    """An agent's file that is no copy of a rank's file is a candidate of its own, with no
+    rank: the earlier one is the first, and its words give the cause."""
+    manifest = job(tmp_path)
+    error_at(rank_file(manifest, "0"), "ValueError: x", 1_700_000_020)
+    agent = Path(manifest.job_dir) / "errors" / "node0.json"
+    error_at(agent, "ImportError: y", 1_700_000_010, 5)
+    shown = diagnose(failed(manifest, log=False, code=1))
+    assert shown is not None and (shown.rank, shown.exit_code, shown.cause) == (
+        None, 5, "import-error"
+    )  # fmt: skip
+
+
+def test_ranks_of_one_time_the_lower_first(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, entry(5, 3) + entry(2, 4, idx=1) + entry(7, 6, idx=2))
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.exit_code) == (2, 4)
+
+
+def test_a_peer_gone_only_in_a_ranks_last_200_lines(tmp_path: Path) -> None:
+    """Whether a rank was stopped because a peer went away is read in its last 200 lines:
+    an earlier "Connection reset by peer" (a retried download) does not make it so."""
+    manifest = job(tmp_path)
+    for far, rank in ((199, 2), (200, 1)):
+        lines = "[rank1]:Connection reset by peer\n" + "[rank1]:step\n" * far
+        write_log(manifest, lines + entry(1, 3) + entry(2, 4, time="2026-12-02_04:00:02"))
+        shown = diagnose(failed(manifest))
+        assert shown is not None and shown.rank == rank, far
+
+
+def test_what_a_report_says_field_by_field(tmp_path: Path) -> None:
+    """An entry before any "Root Cause" heading is no root cause; the error file's path is
+    read up to 4096 characters."""
+    long_path = "/" * (4096 - 10) + "error.json"
+    report = entry(1, 3, error_file=long_path + "x") + entry(2, 3, error_file=long_path)
+    lines = report.split("\n")
+    assert failure_sources.rank_exits(lines) == [
+        failure_sources.RankExit(1, 3, "2026-12-02_04:00:01", long_path, False),
+        failure_sources.RankExit(2, 3, "2026-12-02_04:00:01", long_path, False),
+    ]
+
+
+def test_rank_folders_among_other_entries(tmp_path: Path) -> None:
+    """Entries of other names (a rank's scratch folder, a file) are passed over, however
+    the directory lists them."""
+    manifest = job(tmp_path)
+    for local in range(10):
+        error_at(rank_file(manifest, str(local)), f"rank {local}", 1)
+        (rank_file(manifest, "0").parent.parent / f"scratch{local}").mkdir()
+        (rank_file(manifest, "0").parent.parent / f"{local}.txt").write_text("x")
+    found = failure_sources.error_files(Path(manifest.job_dir))
+    assert [r.local_rank for r in found] == list(range(10))
+
+
+def test_an_agents_copy_is_its_ranks_failure_not_another(tmp_path: Path) -> None:
+    """Rank 0 lost its peer (its lines say so): it was stopped; the agent's copy of its
+    file is the same failure, so it is no earlier failure of its own: rank 1's is first."""
+    manifest = job(tmp_path)
+    write_log(manifest, "[rank0]:Connection reset by peer\n")
+    error_at(rank_file(manifest, "0"), "RuntimeError: x", 1_700_000_010)
+    error_at(Path(manifest.job_dir) / "errors" / "node0.json", "RuntimeError: x",
+             1_700_000_010, 1)  # fmt: skip
+    error_at(rank_file(manifest, "1"), "ValueError: y", 1_700_000_020)
+    shown = diagnose(failed(manifest, code=1))
+    assert shown is not None and (shown.rank, shown.cause) == (1, "exit-code")
+
+
+def test_the_first_ranks_words_on_a_line_of_their_own(tmp_path: Path) -> None:
+    manifest = job(tmp_path)
+    write_log(manifest, "[rank2]:step\n[rank2]:MemoryError: x\n" + entry(2, 1))
+    shown = diagnose(failed(manifest))
+    assert shown is not None and (shown.rank, shown.cause) == (2, "oom-host")

@@ -77,7 +77,7 @@ def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> N
     assert done.stderr == (
         "checking:\n"
         "  launcher       slurm\n"
-        "  resources      2 node(s) x 4 GPU(s) = world size 8\n"
+        "  resources      2 node(s) x 4 process(es) = world size 8, whole nodes, all their GPUs\n"
         "  time limit     04:00:00\n"
         "  partition      gpu\n"
         "  image          nvcr.io/nvidia/nemo:dev\n"

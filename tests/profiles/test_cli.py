@@ -166,3 +166,42 @@ def test_a_skypilot_task_gets_the_profile_and_the_overrides(
     assert done.returncode == 0, done.stderr
     assert "\nnum_nodes: 2\n" in done.stdout  # --set
     assert "\n  cloud: gcp\n  region: us-central1\n  accelerators: A100:4\n" in done.stdout
+
+
+def test_config_show_shows_the_values_of_a_recipe_with_errors(tmp_path: Path) -> None:
+    """The values are what a user needs to see the error: shown, then the diagnostics,
+    and the exit status says there was an error."""
+    recipe = tmp_path / "bad.yaml"
+    recipe.write_text("slurm:\n  nodes: 0\n")
+    done = run_cli("config", "show", str(recipe), cwd=tmp_path)
+    assert done.returncode == 1
+    assert [" ".join(line.split()) for line in done.stdout.splitlines()[:3]] == [
+        f"# {recipe}; precedence: --set > recipe > profile > defaults",
+        "slurm:",
+        f"nodes: 0 # {recipe}:2",
+    ]
+    assert f"{recipe}:2:10: error[out-of-range] slurm.nodes: must be at least 1" in done.stderr
+
+
+def test_config_show_of_a_section_that_is_no_mapping(tmp_path: Path) -> None:
+    recipe = tmp_path / "bad.yaml"
+    recipe.write_text("slurm: 5\nskypilot: [a]\n")
+    done = run_cli("config", "show", str(recipe), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == (
+        f"# {recipe}; precedence: --set > recipe > profile > defaults\n"
+        f"slurm: 5         # {recipe}:1\n"
+        f'skypilot: ["a"]  # {recipe}:2\n'
+    )
+    assert f"{recipe}:1:8: error[wrong-type] slurm: expected a mapping of keys, got 5" in (
+        done.stderr
+    )
+    shown = json.loads(run_cli("config", "show", "-f", "json", str(recipe), cwd=tmp_path).stdout)
+    assert shown["values"] == [
+        {"path": "slurm", "value": 5, "origin": f"{recipe}:1"},
+        {"path": "skypilot", "value": ["a"], "origin": f"{recipe}:2"},
+    ]
+    recipe.write_text("slurm:\n")  # null: no section, as validate reads it
+    done = run_cli("config", "show", str(recipe), cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.endswith("\n# no launcher section: runs interactively with torchrun\n")

@@ -96,6 +96,20 @@ def test_a_value_is_spelled_so_both_yaml_versions_read_it(value: object, text: s
     assert scalar_text(value) == text
 
 
+def test_a_text_past_the_dumps_width_is_double_quoted_whatever_it_holds() -> None:
+    """Over a million characters the dump folds it onto several lines: JSON's spelling
+    (one line) is used, a character past U+FFFF written as itself."""
+    value = "word " * 210_000 + '\U0001f600 \\ "x"'
+    text = scalar_text(value)
+    assert (
+        text is not None
+        and text.startswith('"word word')
+        and text.endswith('\U0001f600 \\\\ \\"x\\""')
+    )
+    loaded = load_text(f"v: {text}", "v.yaml").loaded
+    assert loaded is not None and loaded.data == {"v": value}
+
+
 def test_nan_is_written_as_yamls_nan() -> None:
     assert scalar_text(float("nan")) == ".nan"
 

@@ -67,6 +67,7 @@ def test_a_directory_missing_here_is_refused_with_the_fix(tmp_path: Path) -> Non
     [
         ("/opt/A", {"nemo_mount": "{src}/A:/opt/A"}, "A"),
         ("/opt/A/sub", {"nemo_mount": "{src}/A:/opt/A/"}, "A/sub"),
+        ("/opt/X/sub", {"nemo_mount": "{src}/A:/opt/X"}, "A/sub"),  # only "/" is cut off
         ("/opt/A", {"extra_mounts": ["{src}/B:/data", "{src}/A/:/opt/A"]}, "A"),
         ("/opt/A", {"extra_mounts": ["{src}/A:/opt/A"], "nemo_mount": "{src}/B:/opt/A"}, "A"),
     ],

@@ -262,3 +262,74 @@ def test_a_file_replaced_since_it_was_listed_is_not_copied(tmp_path: Path) -> No
     with pytest.raises(OSError):  # a link is not followed
         copy_file(tmp_path / "link", tmp_path / "copy2")
     assert not (tmp_path / "copy").exists() and not (tmp_path / "copy2").exists()
+
+
+def test_sizes_in_megabytes_of_a_million_bytes(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "big.bin").write_bytes(b"x" * 2_350_000)
+    snapshot = take(root, CodeOptions(max_file_bytes=2_000_000))
+    assert snapshot.skipped == ["big.bin (2.4 MB)"]
+    with pytest.raises(SnapshotError) as caught:
+        take(root, CodeOptions(max_bytes=1_500_000))
+    assert str(caught.value) == f"the snapshot of {root} would be 2.4 MB, over the limit of 2 MB"
+
+
+def test_names_past_the_records_list_are_counted(tmp_path: Path) -> None:
+    from automodel_launch.snapshot.git import GitTree
+    from automodel_launch.snapshot.record import MAX_NAMES
+    from automodel_launch.snapshot.take import Snapshot
+
+    git_tree = GitTree("4f2a9c1e07b3d2f8a6c5e4b3a2f1e0d9c8b7a6f5", "main",
+                       untracked=[f"u{i}" for i in range(MAX_NAMES + 1)])  # fmt: skip
+    skipped = [f"s{i} (not a file)" for i in range(MAX_NAMES + 3)]
+    snapshot = Snapshot(tmp_path, [], 0, git_tree, skipped=skipped)
+    record = snapshot.record(tmp_path / "job", {})
+    assert (len(record.untracked), len(record.skipped), record.more_names) == (
+        MAX_NAMES, MAX_NAMES, 4
+    )  # fmt: skip
+
+
+def test_job_directories_of_several_bases(tmp_path: Path) -> None:
+    """The root itself given as a base (its job directories are found by their files)
+    does not end the look at the bases after it."""
+    root = tmp_path / "plain"
+    for name in ("a.py", "runs/x/out.txt", "jobs/old/manifest.json", "jobs/old/job_config.yaml"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    snapshot = take(root, CodeOptions(), [root, root / "runs"])
+    assert snapshot.files == ["a.py"]
+    assert snapshot.skipped == ["jobs/old/ (a job directory)", "runs/ (a job directory)"]
+
+
+def test_a_copy_never_writes_through_what_is_there(tmp_path: Path) -> None:
+    """The copy is created, never opened: a link put where it goes is not followed."""
+    (tmp_path / "a.py").write_text("a\n")
+    os.symlink(tmp_path / "elsewhere.py", tmp_path / "copy.py")
+    with pytest.raises(FileExistsError):
+        copy_file(tmp_path / "a.py", tmp_path / "copy.py")
+    assert not (tmp_path / "elsewhere.py").exists()
+
+
+def test_a_file_that_shrank_since_it_was_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What it holds now is copied, with the mode of its kind whatever the umask."""
+    source = tmp_path / "run.sh"
+    source.write_text("echo hi\n")
+    source.chmod(0o700)
+    measured = os.fstat
+
+    def larger(fd: int) -> os.stat_result:
+        info = list(measured(fd))
+        info[6] += 100  # st_size: what it held when it was listed
+        return os.stat_result(info)
+
+    monkeypatch.setattr(os, "fstat", larger)
+    old = os.umask(0o077)
+    try:
+        copy_file(source, tmp_path / "copy.sh")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "copy.sh").read_text() == "echo hi\n"
+    assert (tmp_path / "copy.sh").stat().st_mode & 0o777 == 0o755
