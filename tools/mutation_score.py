@@ -422,34 +422,47 @@ HAND_MUTANTS += [
         )
     ),
 ]
-# named clusters: the validators are decorated (mutmut leaves them alone), so each check,
-# bound and refused option of a cluster's definition is mutated here
+# named clusters: the validators are decorated (mutmut leaves them alone), so each check
+# and bound of a cluster's definition is mutated here; so are the constants that carry the
+# rules: ssh's option letters and the settings refused
 CLUSTERS = "automodel_launch/remote/clusters.py"
 CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
+OPTIONS = "automodel_launch/remote/ssh_options.py"
+OPTIONS_TESTS = ("tests/remote/test_ssh_options.py",)
 LAST_SEEN = "automodel_launch/remote/last_seen.py"
 LAST_SEEN_TESTS = ("tests/remote/test_kept_here.py",)
+
+
+def drop_letters(path: str, constant: str, tests: tuple[str, ...]) -> Iterator[HandMutant]:
+    """One mutant per letter of the string ``constant = "..."``, the letter removed."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    letters = re.search(rf'^{constant} = "([^"]*)"$', text, re.M)
+    assert letters is not None, constant
+    line = letters.group(0)
+    for letter in letters.group(1):
+        yield HandMutant(path, line, line.replace(letter, "", 1), tests)
+
+
 HAND_MUTANTS += [
-    *drop_each(
-        CLUSTERS,
-        '"stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",',
-        CLUSTERS_TESTS,
+    *drop_letters(OPTIONS, "WITH_VALUE", OPTIONS_TESTS),
+    *drop_letters(OPTIONS, "FLAGS", OPTIONS_TESTS),
+    *drop_letters(OPTIONS, "OWNED", OPTIONS_TESTS),
+    *drop_entries(OPTIONS, "KEYWORDS", OPTIONS_TESTS),
+    *(
+        HandMutant(OPTIONS, old, new, OPTIONS_TESTS)
+        for old, new in (
+            ('("quiet", "fatal"), "would', '("quiet",), "would'),
+            ('("quiet", "fatal"), "would', '("fatal",), "would'),
+            ('(("yes", "true"), (), "would let', '(("yes",), (), "would let'),
+            ('(("yes", "true"), (), "would let', '(("true",), (), "would let'),
+            ('(("yes", "true"), (), WEAKER)', '(("yes",), (), WEAKER)'),
+            ('(("yes", "true"), (), WEAKER)', '(("true",), (), WEAKER)'),
+            ('(("no", "false"), (), WEAKER)', '(("no",), (), WEAKER)'),
+            ('(("no", "false"), (), WEAKER)', '(("false",), (), WEAKER)'),
+            ('("/dev/null", "none"), WEAKER)', '("/dev/null",), WEAKER)'),
+            ('("/dev/null", "none"), WEAKER)', '("none",), WEAKER)'),
+        )
     ),
-    *drop_each(
-        CLUSTERS,
-        '"controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(
-        CLUSTERS,
-        '"requesttty", "sessiontype", "stdinnull", "forkafterauthentication",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(
-        CLUSTERS,
-        '{"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(CLUSTERS, '"-E", "-q"})', CLUSTERS_TESTS),
     *(
         HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
         for old, new in (
@@ -471,8 +484,7 @@ HAND_MUTANTS += [
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\r")'),
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\n")'),
             ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
-            ("if owned is not None or option in _FLAGS:", "if owned is not None:"),
-            ("shown = option if owned is None else owned", "shown = option"),
+            ("why = refusal(value)", "why = None"),
             ('if not value.startswith("/") or len', "if len"),
             ("len(value) > 1024 or any", "len(value) > 1025 or any"),
             ("any(ord(c) < 32 for c in value)", "any(ord(c) < 31 for c in value)"),

@@ -35,10 +35,10 @@ def test_a_full_definition_reads() -> None:
         ({"remote_dir": "/a\nb"}, "clusters.lab.remote_dir"),
         (
             {"ssh_options": ["-o", "StrictHostKeyChecking=no"]},
-            "'stricthostkeychecking' is this tool's to set",
+            "StrictHostKeyChecking=no would weaken host-key checking",
         ),
-        ({"ssh_options": ["-oUserKnownHostsFile=/dev/null"]}, "is this tool's to set"),
-        ({"ssh_options": ["-S", "/tmp/x"]}, "'-S' is this tool's to set"),
+        ({"ssh_options": ["-oUserKnownHostsFile=/dev/null"]}, "would weaken host-key checking"),
+        ({"ssh_options": ["-S", "/tmp/x"]}, "'-S /tmp/x': -S is this tool's to set"),
         ({"ssh_options": ["a\nb"]}, "one line"),
         ({"user": "me"}, "clusters.lab.user: Extra inputs are not permitted"),
     ],
