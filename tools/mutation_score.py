@@ -424,9 +424,10 @@ HAND_MUTANTS += [
 ]
 # named clusters: the validators are decorated (mutmut leaves them alone), so each check
 # and bound of a cluster's definition is mutated here; so are the constants that carry the
-# rules: ssh's option letters and the settings refused
+# rules: the fields a manifest shares, ssh's option letters and the settings refused
 CLUSTERS = "automodel_launch/remote/clusters.py"
 CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
+FIELDS = "automodel_launch/remote/fields.py"
 OPTIONS = "automodel_launch/remote/ssh_options.py"
 OPTIONS_TESTS = ("tests/remote/test_ssh_options.py",)
 LAST_SEEN = "automodel_launch/remote/last_seen.py"
@@ -464,10 +465,9 @@ HAND_MUTANTS += [
         )
     ),
     *(
-        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        HandMutant(FIELDS, old, new, CLUSTERS_TESTS)
         for old, new in (
             ("{0,63}$", "{0,64}$"),
-            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{1,65}@"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{0,64}@"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._-]{1,64}@"),
@@ -477,7 +477,16 @@ HAND_MUTANTS += [
             (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9.:%\[\]-]{1,253}$"),
             ("ge=1, le=65535", "ge=0, le=65535"),
             ("ge=1, le=65535", "ge=1, le=65536"),
-            ('if value.startswith("-") or not', "if not"),
+            ("MAX_DIR = 1024", "MAX_DIR = 1025"),
+            ("MAX_PATH = 4096", "MAX_PATH = 4097"),
+            ("AfterValidator(host)]", "]"),
+            ("MAX_DIR), AfterValidator(cluster_path)]", "MAX_DIR)]"),
+        )
+    ),
+    *(
+        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        for old, new in (
+            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
             ("if not option or len(option) > 1024", "if len(option) > 1024"),
             ("len(option) > 1024", "len(option) > 1025"),
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\n\\r")'),
@@ -485,10 +494,6 @@ HAND_MUTANTS += [
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\n")'),
             ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
             ("why = refusal(value)", "why = None"),
-            ('if not value.startswith("/") or len', "if len"),
-            ("len(value) > 1024 or any", "len(value) > 1025 or any"),
-            ("any(ord(c) < 32 for c in value)", "any(ord(c) < 31 for c in value)"),
-            ("return str(PurePosixPath(value))", "return value"),
             ("{'' if self.port is None else f':{self.port}'}", ""),
         )
     ),

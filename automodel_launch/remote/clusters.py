@@ -23,21 +23,19 @@ always, and runs the connection itself), the options read as ssh reads them
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from automodel_launch.errors import UsageError
+from automodel_launch.remote.fields import NAME, ClusterName, Host, Port, RemoteDir
 from automodel_launch.remote.ssh_options import refusal
 
 CLUSTERS_KEY = "clusters"
 """The profile file's top-level key holding the clusters (no profile may be named so)."""
 REMOTE_KEY = "remote"
 """A profile's key naming its default cluster."""
-NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAX_OPTIONS = 32
-_HOST = re.compile(r"^(?:[A-Za-z0-9._+-]{1,64}@)?[A-Za-z0-9_.:%\[\]-]{1,253}$")
 
 
 class ClusterError(UsageError):
@@ -49,20 +47,11 @@ class Remote(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: Annotated[str, Field(pattern=NAME)] = "cluster"
-    host: str
-    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    name: ClusterName = "cluster"
+    host: Host
+    port: Port | None = None
     ssh_options: Annotated[list[str], Field(max_length=MAX_OPTIONS)] = []
-    remote_dir: str
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if value.startswith("-") or not _HOST.fullmatch(value):
-            raise ValueError(
-                "is not a host: write user@host, host, or a Host alias of ~/.ssh/config"
-            )
-        return value
+    remote_dir: RemoteDir
 
     @field_validator("ssh_options")
     @classmethod
@@ -76,13 +65,6 @@ class Remote(BaseModel):
         if why is not None:
             raise ValueError(why)
         return value
-
-    @field_validator("remote_dir")
-    @classmethod
-    def _remote_dir(cls, value: str) -> str:
-        if not value.startswith("/") or len(value) > 1024 or any(ord(c) < 32 for c in value):
-            raise ValueError("must be an absolute path on the cluster (/lustre/me/jobs)")
-        return str(PurePosixPath(value))
 
     @property
     def shown(self) -> str:

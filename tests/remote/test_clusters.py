@@ -72,6 +72,21 @@ def test_find_names_the_profile_file_and_suggests(
 
 
 @pytest.mark.parametrize(
+    ("remote_dir", "bad"),
+    [("/lustre/my jobs", " "), ("/l/$(id)", "$"), ("/l/`id`", "`"), ("/l/a;b", ";"),
+     ("/l/%u", "%"), ("/l/#x", "#"), ("/l/it's", "'"), ("/l/a\tb", "\t"), ("/l/*", "*")],
+)  # fmt: skip
+def test_a_remote_dir_an_sbatch_line_cannot_carry_is_refused(remote_dir: str, bad: str) -> None:
+    """The rule of ``slurm.job_dir``: Slurm splits ``#SBATCH --output`` at a blank."""
+    with pytest.raises(ClusterError) as caught:
+        read_remote("lab", _good(remote_dir=remote_dir))
+    assert str(caught.value) == (
+        f"clusters.lab.remote_dir: contains {bad!r}, which an #SBATCH line cannot carry "
+        "safely: choose a path of letters, digits, '/', '_', '-', '.'"
+    )
+
+
+@pytest.mark.parametrize(
     ("said", "expected"),
     [
         (

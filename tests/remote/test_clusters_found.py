@@ -76,8 +76,8 @@ def test_the_name_is_the_key_and_the_folder_is_tidied() -> None:
         ({"ssh_options": ["-o", "UserKnownHostsFile /dev/null"]}, "UserKnownHostsFile=/dev/nu"),
         ({"ssh_options": ["-o\tUserKnownHostsFile\t=\t/dev/null"]}, "UserKnownHostsFile=/d"),
         ({"ssh_options": ["-o\tStrictHostKeyChecking=no"]}, "StrictHostKeyChecking=no would"),
-        ({"remote_dir": "/" + "a" * 1024}, "remote_dir: must be an absolute path"),
-        ({"remote_dir": "/a\x1fb"}, "remote_dir: must be an absolute path"),
+        ({"remote_dir": "/" + "a" * 1024}, "remote_dir: String should have at most 1024 char"),
+        ({"remote_dir": "/a\x1fb"}, "remote_dir: contains '\\x1f', which an #SBATCH line"),
         ({"name": "x"}, ""),
     ],
 )
