@@ -430,6 +430,8 @@ CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_f
 FIELDS = "automodel_launch/remote/fields.py"
 OPTIONS = "automodel_launch/remote/ssh_options.py"
 OPTIONS_TESTS = ("tests/remote/test_ssh_options.py",)
+SHELL_SCRIPT = "automodel_launch/remote/shell.py"
+SHELL_SCRIPT_TESTS = ("tests/remote/test_shell.py", "tests/remote/test_shell_script.py")
 LAST_SEEN = "automodel_launch/remote/last_seen.py"
 LAST_SEEN_TESTS = ("tests/remote/test_kept_here.py",)
 
@@ -495,6 +497,43 @@ HAND_MUTANTS += [
             ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
             ("why = refusal(value)", "why = None"),
             ("{'' if self.port is None else f':{self.port}'}", ""),
+        )
+    ),
+    # the script the cluster's shell runs is a constant: each of its parts taken out
+    *(
+        HandMutant(SHELL_SCRIPT, old, new, SHELL_SCRIPT_TESTS)
+        for old, new in (
+            ("umask 077\n", ""),
+            ("trap 'rm -rf \"$__d\"' EXIT\n", ""),
+            *(
+                ("for __p in base64 timeout head wc tr;", f"for __p in {rest};")
+                for rest in (
+                    "timeout head wc tr",
+                    "base64 head wc tr",
+                    "base64 timeout wc tr",
+                    "base64 timeout head tr",
+                    "base64 timeout head wc",
+                )
+            ),
+            ("base64 | tr -d '\\n'; echo; }", "base64; echo; }"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "[0-9]*|*[!A-Za-z0-9_]*)"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "''|*[!A-Za-z0-9_]*)"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "''|[0-9]*)"),
+            ("echo '@@ bad-name'; exit 1;;", "echo '@@ bad-name';;"),
+            ('__ns="$__ns $1"; shift', "shift"),
+            ("shift; __l=; __i=/dev/null", "shift; __i=/dev/null"),
+            ('base64 -d >"$__d/i"; __l=; __i=', 'base64 -d >"$__d/i"; __i='),
+            ('exec timeout -k 2 "$__t"', 'exec timeout "$__t"'),
+            ('exec timeout -k 2 "$__t"', 'exec timeout -k 1 "$__t"'),
+            (') <"$__i" >"$__d/o"', ') >"$__d/o"'),
+            ('for __n in $__ns; do unset "__sv_$__n"; done\n', ""),
+            ('head -c "$__lim" "$__d/o" | __b', 'cat "$__d/o" | __b'),
+            ('head -c "$__lim" "$__d/e" | __b', 'cat "$__d/e" | __b'),
+            ('"$(wc -c <"$__d/e")"', "0"),
+            ('"$(wc -c <"$__d/o")"', "0"),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/o" "$__d/e"'),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/o" "$__d/i"'),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/e" "$__d/i"'),
         )
     ),
     *(
