@@ -12,7 +12,8 @@ import pytest
 
 from automodel_launch.remote.clusters import ClusterError, read_remote
 from automodel_launch.remote.ssh_options import FLAGS, WITH_VALUE
-from tests.remote.test_pieces import RECIPE, _cli, _profiles
+from tests.conftest import run_cli
+from tests.remote.test_pieces import RECIPE, _profiles
 
 OWN = "is this tool's to set (it checks host keys always and runs the connection itself)"
 WEAKER = "would weaken host-key checking (this tool checks host keys always)"
@@ -197,7 +198,10 @@ def test_the_refusal_names_the_file_the_cluster_and_the_option(tmp_path: Path) -
         "clusters:\n  lab:\n    host: h\n    remote_dir: /r\n    ssh_options: [-fN]\n",
     )
     (tmp_path / "r.yaml").write_text(RECIPE)
-    done = _cli(tmp_path, "render", "r.yaml", "--remote", "lab", "--job-dir", "out/look")
+    done = run_cli(
+        "render", "r.yaml", "--remote", "lab", "--job-dir", "out/look", cwd=tmp_path,
+        environ={"XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )  # fmt: skip
     assert done.returncode == 2, done.stderr
     file = tmp_path / "config" / "automodel-launch" / "profiles.yaml"
     assert done.stderr == (
