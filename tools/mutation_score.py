@@ -441,9 +441,10 @@ def drop_letters(path: str, constant: str, tests: tuple[str, ...]) -> Iterator[H
     text = (ROOT / path).read_text(encoding="utf-8")
     letters = re.search(rf'^{constant} = "([^"]*)"$', text, re.M)
     assert letters is not None, constant
-    line = letters.group(0)
-    for letter in letters.group(1):
-        yield HandMutant(path, line, line.replace(letter, "", 1), tests)
+    value = letters.group(1)
+    for at in range(len(value)):
+        line = f'{constant} = "{value[:at]}{value[at + 1 :]}"'
+        yield HandMutant(path, letters.group(0), line, tests)
 
 
 HAND_MUTANTS += [

@@ -21,6 +21,7 @@ TVw:W:XYy``); ``-P`` is refused: 9.2 reads it as a flag, later releases as ``-P 
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 
@@ -109,14 +110,13 @@ def _option(letter: str, value: str) -> str | None:
         return f"-{letter} {OWN}: remove it"
     if letter != "o":
         return None
-    key, value = _setting(value)
-    key = _KEYS.get(key.lower(), "")
-    if not key:
+    written, value = _setting(value)
+    key = _KEYS.get(written.lower())
+    if key is None:
         return None
     accepted, refused, why = KEYWORDS[key]
     words = _words(value)
-    first = words[0].lower() if words else ""
-    if accepted and first in accepted:
+    if accepted and words and words[0].lower() in accepted:
         return None
     if refused and not any(w.lower() in refused for w in words):
         return None
@@ -126,14 +126,11 @@ def _option(letter: str, value: str) -> str | None:
 
 
 def _setting(line: str) -> tuple[str, str]:
-    """``Key`` and its value as ssh_config reads a line: the key ends at a blank or ``=``,
-    then blanks, at most one ``=``, blanks."""
-    line = line.strip()
-    end = next((i for i, c in enumerate(line) if c in " \t="), len(line))
-    rest = line[end:].lstrip(" \t")
-    if rest.startswith("="):
-        rest = rest[1:].lstrip(" \t")
-    return line[:end], rest
+    """``Key`` and its value as ssh_config reads a line: blanks, the key up to a blank or
+    ``=``, blanks, at most one ``=``, blanks, the value (blanks after it dropped)."""
+    found = re.fullmatch(r"[ \t]*([^ \t=]*)[ \t]*=?[ \t]*(.*?)[ \t]*", line)
+    assert found is not None  # every line (an option holds no newline): each part may be empty
+    return found.group(1), found.group(2)
 
 
 def _words(value: str) -> list[str]:

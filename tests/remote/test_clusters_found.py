@@ -175,3 +175,17 @@ def test_the_cluster_chosen(files: tuple[Path, Path]) -> None:
     assert chosen_remote(None, "p").host == "b"  # type: ignore[union-attr]
     assert chosen_remote(None, "q") is None
     assert chosen_remote(None, "nobody") is None
+
+
+def test_a_job_directory_there_is_at_most_4096_characters() -> None:
+    """The job's record takes a path as long as the cluster's remote_dir and the job's
+    own names make it, and no longer."""
+    from pydantic import ValidationError
+
+    from automodel_launch.jobs.origins import RemoteRecord
+
+    longest = "/" + "a" * 4095
+    record = RemoteRecord.model_validate({"name": "lab", "host": "h", "job_dir": longest})
+    assert record.job_dir == longest
+    with pytest.raises(ValidationError, match="at most 4096 characters"):
+        RemoteRecord.model_validate({"name": "lab", "host": "h", "job_dir": longest + "a"})
