@@ -151,6 +151,17 @@ def test_a_command_that_ignores_the_end_of_its_time_is_killed(scratch: Path) -> 
         shell.close()
 
 
+def test_a_command_killed_before_its_time_is_an_answer(scratch: Path) -> None:
+    """Status 137 before the time is up: killed by another hand, not by ``timeout``."""
+    shell = RemoteShell(["sh"])
+    shell.start()
+    try:
+        killed = shell.run(["sh", "-c", "kill -9 $$"], timeout=30, limit=100)
+        assert (killed.returncode, killed.stdout) == (137, "")
+    finally:
+        shell.close()
+
+
 @pytest.mark.parametrize("missing", TOOLS)
 def test_a_tool_the_shell_needs_is_named(tmp_path: Path, missing: str) -> None:
     folder = tmp_path / "bin"
