@@ -436,39 +436,55 @@ HAND_MUTANTS += [
         for folder in re.findall(r'"[^"*]+/"', ALWAYS)
     ),
 ]
-# named clusters: the validators are decorated (mutmut leaves them alone), so each check,
-# bound and refused option of a cluster's definition is mutated here
+# named clusters: the validators are decorated (mutmut leaves them alone), so each check
+# and bound of a cluster's definition is mutated here; so are the constants that carry the
+# rules: the fields a manifest shares, ssh's option letters and the settings refused
 CLUSTERS = "automodel_launch/remote/clusters.py"
 CLUSTERS_TESTS = ("tests/remote/test_clusters.py", "tests/remote/test_clusters_found.py")
+FIELDS = "automodel_launch/remote/fields.py"
+OPTIONS = "automodel_launch/remote/ssh_options.py"
+OPTIONS_TESTS = ("tests/remote/test_ssh_options.py",)
+SHELL_SCRIPT = "automodel_launch/remote/shell.py"
+SHELL_SCRIPT_TESTS = ("tests/remote/test_shell.py", "tests/remote/test_shell_script.py")
 LAST_SEEN = "automodel_launch/remote/last_seen.py"
 LAST_SEEN_TESTS = ("tests/remote/test_kept_here.py",)
+
+
+def drop_letters(path: str, constant: str, tests: tuple[str, ...]) -> Iterator[HandMutant]:
+    """One mutant per letter of the string ``constant = "..."``, the letter removed."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    letters = re.search(rf'^{constant} = "([^"]*)"$', text, re.M)
+    assert letters is not None, constant
+    value = letters.group(1)
+    for at in range(len(value)):
+        line = f'{constant} = "{value[:at]}{value[at + 1 :]}"'
+        yield HandMutant(path, letters.group(0), line, tests)
+
+
 HAND_MUTANTS += [
-    *drop_each(
-        CLUSTERS,
-        '"stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(
-        CLUSTERS,
-        '"controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(
-        CLUSTERS,
-        '"requesttty", "sessiontype", "stdinnull", "forkafterauthentication",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(
-        CLUSTERS,
-        '{"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",',
-        CLUSTERS_TESTS,
-    ),
-    *drop_each(CLUSTERS, '"-E", "-q"})', CLUSTERS_TESTS),
+    *drop_letters(OPTIONS, "WITH_VALUE", OPTIONS_TESTS),
+    *drop_letters(OPTIONS, "FLAGS", OPTIONS_TESTS),
+    *drop_letters(OPTIONS, "OWNED", OPTIONS_TESTS),
+    *drop_entries(OPTIONS, "KEYWORDS", OPTIONS_TESTS),
     *(
-        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        HandMutant(OPTIONS, old, new, OPTIONS_TESTS)
+        for old, new in (
+            ('("quiet", "fatal"), "would', '("quiet",), "would'),
+            ('("quiet", "fatal"), "would', '("fatal",), "would'),
+            ('(("yes", "true"), (), "would let', '(("yes",), (), "would let'),
+            ('(("yes", "true"), (), "would let', '(("true",), (), "would let'),
+            ('(("yes", "true"), (), WEAKER)', '(("yes",), (), WEAKER)'),
+            ('(("yes", "true"), (), WEAKER)', '(("true",), (), WEAKER)'),
+            ('(("no", "false"), (), WEAKER)', '(("no",), (), WEAKER)'),
+            ('(("no", "false"), (), WEAKER)', '(("false",), (), WEAKER)'),
+            ('("/dev/null", "none"), WEAKER)', '("/dev/null",), WEAKER)'),
+            ('("/dev/null", "none"), WEAKER)', '("none",), WEAKER)'),
+        )
+    ),
+    *(
+        HandMutant(FIELDS, old, new, CLUSTERS_TESTS)
         for old, new in (
             ("{0,63}$", "{0,64}$"),
-            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{1,65}@"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._+-]{0,64}@"),
             ("[A-Za-z0-9._+-]{1,64}@", "[A-Za-z0-9._-]{1,64}@"),
@@ -478,20 +494,61 @@ HAND_MUTANTS += [
             (r"[A-Za-z0-9_.:%\[\]-]{1,253}$", r"[A-Za-z0-9.:%\[\]-]{1,253}$"),
             ("ge=1, le=65535", "ge=0, le=65535"),
             ("ge=1, le=65535", "ge=1, le=65536"),
-            ('if value.startswith("-") or not', "if not"),
+            ("MAX_DIR = 1024", "MAX_DIR = 1025"),
+            ("MAX_PATH = 4096", "MAX_PATH = 4097"),
+            ("AfterValidator(host)]", "]"),
+            ("MAX_DIR), AfterValidator(cluster_path)]", "MAX_DIR)]"),
+        )
+    ),
+    *(
+        HandMutant(CLUSTERS, old, new, CLUSTERS_TESTS)
+        for old, new in (
+            ("MAX_OPTIONS = 32", "MAX_OPTIONS = 33"),
             ("if not option or len(option) > 1024", "if len(option) > 1024"),
             ("len(option) > 1024", "len(option) > 1025"),
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\n\\r")'),
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\r")'),
             ('option for c in "\\x00\\n\\r")', 'option for c in "\\x00\\n")'),
             ("if \"'\" in option and '\"' in option:", "if \"'\" in option or '\"' in option:"),
-            ("if owned is not None or option in _FLAGS:", "if owned is not None:"),
-            ("shown = option if owned is None else owned", "shown = option"),
-            ('if not value.startswith("/") or len', "if len"),
-            ("len(value) > 1024 or any", "len(value) > 1025 or any"),
-            ("any(ord(c) < 32 for c in value)", "any(ord(c) < 31 for c in value)"),
-            ("return str(PurePosixPath(value))", "return value"),
+            ("why = refusal(value)", "why = None"),
             ("{'' if self.port is None else f':{self.port}'}", ""),
+        )
+    ),
+    # the script the cluster's shell runs is a constant: each of its parts taken out
+    *(
+        HandMutant(SHELL_SCRIPT, old, new, SHELL_SCRIPT_TESTS)
+        for old, new in (
+            ("umask 077\n", ""),
+            ("trap 'rm -rf \"$__d\"' EXIT\n", ""),
+            *(
+                ("for __p in base64 timeout head wc tr;", f"for __p in {rest};")
+                for rest in (
+                    "timeout head wc tr",
+                    "base64 head wc tr",
+                    "base64 timeout wc tr",
+                    "base64 timeout head tr",
+                    "base64 timeout head wc",
+                )
+            ),
+            ("base64 | tr -d '\\n'; echo; }", "base64; echo; }"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "[0-9]*|*[!A-Za-z0-9_]*)"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "''|*[!A-Za-z0-9_]*)"),
+            ("''|[0-9]*|*[!A-Za-z0-9_]*)", "''|[0-9]*)"),
+            ("echo '@@ bad-name'; exit 1;;", "echo '@@ bad-name';;"),
+            ('__ns="$__ns $1"; shift', "shift"),
+            ("shift; __l=; __i=/dev/null", "shift; __i=/dev/null"),
+            ('base64 -d >"$__d/i"; __l=; __i=', 'base64 -d >"$__d/i"; __i='),
+            ('exec timeout -k 2 "$__t"', 'exec timeout "$__t"'),
+            ('exec timeout -k 2 "$__t"', 'exec timeout -k 1 "$__t"'),
+            (') <"$__i" >"$__d/o"', ') >"$__d/o"'),
+            ('for __n in $__ns; do unset "__sv_$__n"; done\n', ""),
+            ('head -c "$__lim" "$__d/o" | __b', 'cat "$__d/o" | __b'),
+            ('head -c "$__lim" "$__d/e" | __b', 'cat "$__d/e" | __b'),
+            ('"$(wc -c <"$__d/e")"', "0"),
+            ('"$(wc -c <"$__d/o")"', "0"),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/o" "$__d/e"'),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/o" "$__d/i"'),
+            ('rm -f "$__d/o" "$__d/e" "$__d/i"', 'rm -f "$__d/e" "$__d/i"'),
         )
     ),
     *(

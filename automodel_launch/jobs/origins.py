@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from automodel_launch.remote.fields import ClusterName, Host, Port, RemotePath
+
 if TYPE_CHECKING:
     from automodel_launch.results import FileReport
 
@@ -73,14 +75,16 @@ class EntryRecord(BaseModel):
 class RemoteRecord(BaseModel):
     """Where a job submitted over SSH is: the cluster's name (its connection is the profile
     file's ``clusters:`` entry of that name, else ``host`` and ``port``) and the job
-    directory there; the local job directory holds the manifest and what was copied back."""
+    directory there; the local job directory holds the manifest and what was copied back.
+    Each field is the type the cluster's definition has (:mod:`automodel_launch.remote.fields`):
+    a manifest holding a host no cluster may have is not a manifest."""
 
     model_config = ConfigDict(frozen=True, strict=True, extra="ignore")
 
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
-    host: Annotated[str, Field(pattern=r"^[A-Za-z0-9_\[][A-Za-z0-9_.@:%\[\]+-]{0,319}$")]
-    port: Annotated[int, Field(ge=1, le=65535)] | None = None
-    job_dir: Annotated[str, Field(pattern=r"^/[^\x00-\x1f]*$", max_length=4096)]
+    name: ClusterName
+    host: Host
+    port: Port | None = None
+    job_dir: RemotePath
 
 
 def cut(text: str) -> str:

@@ -26,7 +26,8 @@ from typing import Any
 from automodel_launch.diagnostics import Collector, Diagnostic, Origin
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.profiles import LAUNCHERS, SITE_VARIABLE
-from automodel_launch.remote.clusters import CLUSTERS_KEY, NAME, REMOTE_KEY
+from automodel_launch.remote.clusters import CLUSTERS_KEY, REMOTE_KEY
+from automodel_launch.remote.fields import NAME
 
 SITE_DEFAULT = Path("/etc/automodel-launch/profiles.yaml")
 FILE_NAME = "profiles.yaml"

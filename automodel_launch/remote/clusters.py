@@ -14,37 +14,28 @@
 
 A cluster in the user's file replaces the site's of the same name. The host, the port
 and the options reach ssh's command line, so each is bounded and none may read as
-something else: a host that starts with ``-`` would be an option, an option that turns
-off host-key checking or takes over the connection sharing is refused (this tool checks
-host keys always, and runs the connection itself).
+something else: a host that starts with ``-`` would be an option, an option that weakens
+host-key checking or takes over the connection is refused (this tool checks host keys
+always, and runs the connection itself), the options read as ssh reads them
+(:mod:`automodel_launch.remote.ssh_options`).
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from automodel_launch.errors import UsageError
+from automodel_launch.remote.fields import NAME, ClusterName, Host, Port, RemoteDir
+from automodel_launch.remote.ssh_options import refusal
 
 CLUSTERS_KEY = "clusters"
 """The profile file's top-level key holding the clusters (no profile may be named so)."""
 REMOTE_KEY = "remote"
 """A profile's key naming its default cluster."""
-NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 MAX_OPTIONS = 32
-_HOST = re.compile(r"^(?:[A-Za-z0-9._+-]{1,64}@)?[A-Za-z0-9_.:%\[\]-]{1,253}$")
-_OWNED = (
-    "stricthostkeychecking", "userknownhostsfile=/dev/null", "controlmaster", "controlpath",
-    "controlpersist", "batchmode", "permitlocalcommand", "localcommand", "remotecommand",
-    "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
-)  # fmt: skip
-_FLAGS = frozenset({"-f", "-N", "-n", "-T", "-t", "-G", "-V", "-M", "-s", "-O", "-S", "-W",
-                    "-E", "-q"})  # fmt: skip
-"""Options that change what a connection is for, where output goes, or whose socket it
-uses: the connection is this tool's to run."""
 
 
 class ClusterError(UsageError):
@@ -56,20 +47,11 @@ class Remote(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: Annotated[str, Field(pattern=NAME)] = "cluster"
-    host: str
-    port: Annotated[int, Field(ge=1, le=65535)] | None = None
+    name: ClusterName = "cluster"
+    host: Host
+    port: Port | None = None
     ssh_options: Annotated[list[str], Field(max_length=MAX_OPTIONS)] = []
-    remote_dir: str
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if value.startswith("-") or not _HOST.fullmatch(value):
-            raise ValueError(
-                "is not a host: write user@host, host, or a Host alias of ~/.ssh/config"
-            )
-        return value
+    remote_dir: RemoteDir
 
     @field_validator("ssh_options")
     @classmethod
@@ -79,37 +61,15 @@ class Remote(BaseModel):
                 raise ValueError("each option is one line of at most 1024 characters")
             if "'" in option and '"' in option:
                 raise ValueError("an option may hold ' or \", not both")
-            owned = _owned(option)
-            if owned is not None or option in _FLAGS:
-                shown = option if owned is None else owned
-                raise ValueError(
-                    f"{shown!r} is this tool's to set (it checks host keys always and runs "
-                    "the connection itself): remove it"
-                )
+        why = refusal(value)
+        if why is not None:
+            raise ValueError(why)
         return value
-
-    @field_validator("remote_dir")
-    @classmethod
-    def _remote_dir(cls, value: str) -> str:
-        if not value.startswith("/") or len(value) > 1024 or any(ord(c) < 32 for c in value):
-            raise ValueError("must be an absolute path on the cluster (/lustre/me/jobs)")
-        return str(PurePosixPath(value))
 
     @property
     def shown(self) -> str:
         """How messages name it: ``lab (me@login)``."""
         return f"{self.name} ({self.host}{'' if self.port is None else f':{self.port}'})"
-
-
-def _owned(option: str) -> str | None:
-    """The option of :data:`_OWNED` that ``option`` sets, if any: ssh reads ``Key=value``,
-    ``Key value`` and ``-oKey=value`` alike, in any case and with blanks around."""
-    said = re.sub(r"[\s=]", "", option).lower()
-    for owned in _OWNED:
-        word = owned.replace("=", "")
-        if said.startswith(word) or f"o{word}" in said:
-            return owned.split("=")[0]
-    return None
 
 
 def read_remote(name: str, raw: Any) -> Remote:

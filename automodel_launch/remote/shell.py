@@ -15,7 +15,8 @@ variables, exports them in the command's process only, and answers with three li
 base64 and cut at ``LIMIT`` bytes. So a credential is on no command line and in no file
 on either side, and what a command prints can never pass for an answer (it is encoded).
 
-``timeout`` on the cluster ends a command past its time (exit 124: :class:`Unanswered`);
+``timeout`` on the cluster ends a command past its time, with KILL two seconds after TERM
+for one that ignores TERM (exit 124, or 137 once its time is up: :class:`Unanswered`);
 this side waits that long and a little more, then takes the connection for dropped.
 """
 
@@ -40,6 +41,11 @@ taken for dropped."""
 START = 30.0
 """Seconds the shell has to answer that it is ready."""
 MAX_LINE_SLACK = 1024
+TIMED_OUT = 124
+"""``timeout``'s status when the command ended on TERM at the end of its time."""
+KILLED = 128 + 9
+"""``timeout``'s status when the command ignored TERM and was killed (``-k``) two seconds
+later; before its time, a command killed by another hand."""
 MAX_GREETING_LINES = 200
 """Lines a login file may print before the shell says it is ready."""
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -169,8 +175,9 @@ class RemoteShell:
         lines += [_b64((secrets or {})[key].encode()) for key in names]
         if stdin is not None:
             lines.append(_b64(stdin))
+        started = time.monotonic()
         self._send(b"\n".join(lines) + b"\n")
-        deadline = time.monotonic() + seconds + SLACK
+        deadline = started + seconds + SLACK
         head = self._line(deadline, 4096).split()
         if len(head) != 4 or head[0] != "@@" or not all(w.isdigit() for w in head[1:]):
             self._lost()
@@ -182,7 +189,7 @@ class RemoteShell:
         answer = Answer(
             status, _text(stdout), _text(stderr), out_bytes > limit or err_bytes > limit
         )
-        if status == 124:
+        if status == TIMED_OUT or (status == KILLED and time.monotonic() - started >= seconds):
             raise Unanswered(command, timeout, answer.stderr, name)
         if status in (126, 127) and "failed to run command" in answer.stderr:
             raise NoSlurm(f"cannot run {command[0]} on the cluster: {answer.said}")

@@ -35,10 +35,10 @@ def test_a_full_definition_reads() -> None:
         ({"remote_dir": "/a\nb"}, "clusters.lab.remote_dir"),
         (
             {"ssh_options": ["-o", "StrictHostKeyChecking=no"]},
-            "'stricthostkeychecking' is this tool's to set",
+            "StrictHostKeyChecking=no would weaken host-key checking",
         ),
-        ({"ssh_options": ["-oUserKnownHostsFile=/dev/null"]}, "is this tool's to set"),
-        ({"ssh_options": ["-S", "/tmp/x"]}, "'-S' is this tool's to set"),
+        ({"ssh_options": ["-oUserKnownHostsFile=/dev/null"]}, "would weaken host-key checking"),
+        ({"ssh_options": ["-S", "/tmp/x"]}, "'-S /tmp/x': -S is this tool's to set"),
         ({"ssh_options": ["a\nb"]}, "one line"),
         ({"user": "me"}, "clusters.lab.user: Extra inputs are not permitted"),
     ],
@@ -69,6 +69,21 @@ def test_find_names_the_profile_file_and_suggests(
     assert files[-1].names == ["eos"]
     profile = find("eos", files)
     assert profile is not None and profile.remote == "lab" and profile.problems == []
+
+
+@pytest.mark.parametrize(
+    ("remote_dir", "bad"),
+    [("/lustre/my jobs", " "), ("/l/$(id)", "$"), ("/l/`id`", "`"), ("/l/a;b", ";"),
+     ("/l/%u", "%"), ("/l/#x", "#"), ("/l/it's", "'"), ("/l/a\tb", "\t"), ("/l/*", "*")],
+)  # fmt: skip
+def test_a_remote_dir_an_sbatch_line_cannot_carry_is_refused(remote_dir: str, bad: str) -> None:
+    """The rule of ``slurm.job_dir``: Slurm splits ``#SBATCH --output`` at a blank."""
+    with pytest.raises(ClusterError) as caught:
+        read_remote("lab", _good(remote_dir=remote_dir))
+    assert str(caught.value) == (
+        f"clusters.lab.remote_dir: contains {bad!r}, which an #SBATCH line cannot carry "
+        "safely: choose a path of letters, digits, '/', '_', '-', '.'"
+    )
 
 
 @pytest.mark.parametrize(

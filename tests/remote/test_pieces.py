@@ -177,6 +177,13 @@ def test_render_names_the_cluster_paths_without_connecting(tmp_path: Path) -> No
             2,
         ),
         ("{}\n", ("--remote", "lab"), "no cluster 'lab': no profile file defines clusters:", 2),
+        (
+            "clusters:\n  lab:\n    host: h\n    remote_dir: /lustre/my jobs\n",
+            ("--remote", "lab"),
+            "profiles.yaml: clusters.lab.remote_dir: contains ' ', which an #SBATCH line cannot "
+            "carry safely: choose a path of letters, digits, '/', '_', '-', '.'",
+            2,
+        ),
     ],
 )
 def test_a_cluster_that_cannot_be_used_is_one_line(

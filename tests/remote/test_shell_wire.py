@@ -356,3 +356,36 @@ def test_a_first_line_too_long_is_not_repeated() -> None:
     with pytest.raises(ShellLost) as caught:
         shell.start()
     assert caught.value.said == ""
+
+
+def test_a_shell_that_will_not_exit_is_killed_when_closed() -> None:
+    """Told to exit, given five seconds, then killed with its process group."""
+    shell = RemoteShell(["sh", "-c", "echo '@@ ready'; exec sleep 60"])
+    shell.start()
+    process = shell.process
+    began = time.monotonic()
+    shell.close()
+    assert process is not None and process.returncode == -9
+    assert time.monotonic() - began < 30  # not the minute the shell would sleep
+
+
+@pytest.mark.parametrize(("length", "ready"), [(4096, True), (4097, False)])
+def test_a_greeting_line_is_at_most_4096_bytes(length: int, ready: bool) -> None:
+    shell = RemoteShell(["sh", "-c", f"printf '%s\\n' {'x' * length}; exec sh"])
+    try:
+        if ready:
+            shell.start()
+            assert shell.run(["echo", "hi"], timeout=5, limit=10).stdout == "hi\n"
+        else:
+            with pytest.raises(ShellLost):
+                shell.start()
+    finally:
+        shell.close()
+
+
+def test_a_missing_tool_is_named_whatever_the_shell_said_before() -> None:
+    """What the login said on standard error is not the reason: the tool is."""
+    bare = RemoteShell(["sh", "-c", "echo 'Welcome' >&2; PATH=/nonexistent; exec /bin/sh"])
+    with pytest.raises(ShellLost) as caught:
+        bare.start()
+    assert caught.value.said == "@@ missing mktemp"

@@ -31,13 +31,13 @@ def test_options_share_the_master_check_host_keys_and_end_with_the_users() -> No
 def test_rsync_is_given_the_same_ssh_as_one_line() -> None:
     lab = Remote(
         name="lab", host="h", remote_dir="/r",
-        ssh_options=["-i", "/my keys/k", "-oProxyJump=it's", '-oUser="me"', "-v\tx", "-X"],
+        ssh_options=["-i", "/my keys/k", "-oProxyJump=it's", '-oUser="me"', "-l\tx", "-X"],
     )  # fmt: skip
     line = Connection(lab, directory=Path("/s")).rsync_shell()
     assert line == (
         "ssh -o StrictHostKeyChecking=yes -o BatchMode=yes -o ControlPath=/s/master"
         " -o ConnectTimeout=15 -o ServerAliveInterval=5 -o ServerAliveCountMax=3"
-        " -i '/my keys/k' \"-oProxyJump=it's\" '-oUser=\"me\"' '-v\tx' -X -o ControlMaster=no"
+        " -i '/my keys/k' \"-oProxyJump=it's\" '-oUser=\"me\"' '-l\tx' -X -o ControlMaster=no"
     )
 
 
