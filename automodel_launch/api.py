@@ -100,7 +100,7 @@ def plan(
         refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=True)
     render_plan(
         made, entry=choice, job_dir=Path(job_dir) if job_dir is not None else None,
-        submitting=submitting, after=dependency(after),
+        submitting=submitting, after=dependency(after, made.remote.name if made.remote else None),
         code=_code_options() if submitting and snapshot else None,
     )  # fmt: skip
     return made
