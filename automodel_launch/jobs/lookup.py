@@ -111,15 +111,20 @@ def _choice(m: Manifest) -> str:
 
 
 def since_epoch(text: str) -> float:
-    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now (not before 1970:
-    a span longer than that is every job)."""
+    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now. A span reaching
+    back before 1970 is a :class:`ValueError`, as a span that is none: no job is older,
+    so it is a typo rather than "every job" (which is leaving the option out)."""
     match = _SPAN.fullmatch(text.strip())
     if match is None:
-        raise ValueError(f"{text!r} is not a time span like 2d, 12h, 30m, 1w")
-    digits = match.group(1).lstrip("0") or "0"
-    if len(digits) > 15:  # longer ago than there are times: every job
-        return 0.0
-    return max(0.0, time.time() - int(digits) * _UNIT[match.group(2)])
+        raise ValueError(f"{text!r} is not {_SPAN_FORM}")
+    span = float(match.group(1)) * _UNIT[match.group(2)]  # a thousand digits: inf
+    now = time.time()
+    if span > now:
+        raise ValueError(
+            f"{text!r} reaches back before 1970, older than any job: give {_SPAN_FORM} "
+            "(leave the option out for every job)"
+        )
+    return now - span
 
 
 def _expanded(text: str) -> Path:
