@@ -1,6 +1,7 @@
 """References that would reach the wrong job, on every command and API function that
-takes one: an empty or blank JOB (an unset shell variable: ``cancel "$JOB"``) and, for
-``--after``, a job of another cluster.
+takes one: an empty or blank JOB (an unset shell variable: ``cancel "$JOB"``), foreign
+ones (SQL's wildcards, a glob, a directory that holds no job) and, for ``--after``, a job
+of another cluster.
 
 An empty JOB is a start of every id (and, as a path, the current directory): each entry
 point refuses it as a usage error before anything is looked up, cancelled or written.
@@ -21,6 +22,7 @@ from automodel_launch.cli import errors
 from automodel_launch.cli.app import run_app
 from automodel_launch.errors import UsageError
 from automodel_launch.jobs.origins import RemoteRecord
+from automodel_launch.jobs.status import JobError
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import job, record
 from tests.plan.test_plan_cli import RECIPE, SLURM
@@ -174,6 +176,48 @@ def test_an_empty_after_is_a_usage_error_in_the_api(
     with pytest.raises(UsageError) as caught:
         function(tmp_path, ["train", text])
     assert (str(caught.value), caught.value.hint) == (f"--after: {refused(text)}", HINT)
+    untouched(slurm, tmp_path)
+
+
+FOREIGN = ["%", "_", "a%", "*", "nojob"]
+"""Names no job: SQL's wildcards and a glob are literal text, ``nojob`` a directory (in
+the current directory) that holds no manifest."""
+
+
+def unknown(text: str) -> str:
+    return (
+        f"no job or sweep is '{text}' (an id, scheduler id, job directory or name); "
+        "`automodel-launch jobs` lists them"
+    )
+
+
+@pytest.mark.parametrize("text", FOREIGN)
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_a_foreign_job_names_none_on_every_command(
+    slurm: FakeSlurm, cli: Cli, tmp_path: Path, command: list[str], text: str
+) -> None:
+    (tmp_path / "jobs" / "train" / "nojob").mkdir(exist_ok=True)
+    assert cli(*command, text) == (1, "", f"error: {unknown(text)}\n")
+    submit = ["submit", str(tmp_path / "r.yaml"), "--no-preflight", "--no-check-paths"]
+    assert cli(*submit, "--after", f"{text}:any") == (
+        2, "", f"error: --after {text}:any: {unknown(text)}\n"
+    )  # fmt: skip
+    untouched(slurm, tmp_path)
+
+
+@pytest.mark.parametrize("text", FOREIGN)
+@pytest.mark.parametrize("function", sorted(set(API) - {"jobs sweep", "job_list sweep"}))
+def test_a_foreign_reference_names_none_in_every_api_function(
+    slurm: FakeSlurm, tmp_path: Path, function: str, text: str
+) -> None:
+    (tmp_path / "jobs" / "train" / "nojob").mkdir(exist_ok=True)
+    with pytest.raises(JobError) as caught:
+        API[function](tmp_path, text)
+    assert str(caught.value) == unknown(text)
+    with pytest.raises(UsageError) as after:
+        _plan(tmp_path, [text])
+    assert str(after.value) == f"--after {text}: {unknown(text)}"
+    assert api.jobs(sweep=text) == []
     untouched(slurm, tmp_path)
 
 
