@@ -1,10 +1,11 @@
 """``--after JOB[:any]``: a Slurm dependency on jobs the registry knows.
 
 JOB is what ``status`` accepts (an id, a scheduler id, a job directory, a name), or a
-sweep (its points' array: after all of them). ``afterok`` by default: the new job starts
-once the other ended well, and never if it failed; ``:any`` starts it however the other
-ended. The ids come from manifests, outside this process: each is checked against
-Slurm's grammar before it is written into the script.
+sweep (its id or a unique start of it, its name, its array's id: after all its points).
+``afterok`` by default: the new job starts once the other ended well, and never if it
+failed; ``:any`` starts it however the other ended. The ids come from manifests, outside
+this process: each is checked against Slurm's grammar before it is written into the
+script.
 
 A Slurm dependency names a job of the cluster the new job is submitted to: JOB must have
 run there (both on this host's Slurm, or both on the same named cluster), else the id
@@ -47,23 +48,16 @@ def _split(text: str) -> tuple[str, str]:
 
 
 def _scheduler_ids(job: str, given: str, cluster: str | None) -> list[str]:
-    from automodel_launch.jobs.lookup import EmptyReference, find_job, named
-    from automodel_launch.jobs.registry import open_registry
-
-    try:
-        named(job)
-    except EmptyReference as exc:
-        where = "--after" if given == job else f"--after {given!r}"
-        raise AfterError(f"{where}: {exc}", hint=exc.hint) from None
-    with open_registry() as registry:
-        kind, sweeps = registry.sweep_ids(job)
-        points = registry.sweep_points(sweeps[0]) if kind in ("id", "name") and sweeps else []
-    try:
-        manifests = points or [find_job(job)]
-    except LaunchError as exc:  # no such job, or one that cannot be read
-        raise AfterError(f"--after {given}: {exc}", hint=exc.hint) from None
+    from automodel_launch.jobs.lookup import find_job_or_sweep
+    from automodel_launch.jobs.sweeps import Sweep
     from automodel_launch.launchers import LAUNCHERS
 
+    try:
+        named = find_job_or_sweep(job)  # an empty JOB is refused there, as everywhere
+    except LaunchError as exc:  # no such job, an empty one, or one that cannot be read
+        shown = given if job.strip() else repr(given)  # --after '', --after ':any'
+        raise AfterError(f"--after {shown}: {exc}", hint=exc.hint) from None
+    manifests = list(named.points) if isinstance(named, Sweep) else [named]
     found = []
     for manifest in manifests:
         if not LAUNCHERS[manifest.launcher].dependencies:

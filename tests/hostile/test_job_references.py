@@ -127,7 +127,7 @@ def test_an_empty_after_is_a_usage_error(
 ) -> None:
     submit = ["submit", str(tmp_path / "r.yaml"), "--no-preflight", "--no-check-paths"]
     assert cli(*submit, "--after", text) == (
-        2, "", f"error: --after: {refused(text)}\n    hint: {HINT}\n"
+        2, "", f"error: --after {text!r}: {refused(text)}\n    hint: {HINT}\n"
     )  # fmt: skip
     assert cli(*submit, "--after", "train", "--after", f"{text}:any") == (
         2, "", f"error: --after {text + ':any'!r}: {refused(text)}\n    hint: {HINT}\n"
@@ -175,7 +175,7 @@ def test_an_empty_after_is_a_usage_error_in_the_api(
 ) -> None:
     with pytest.raises(UsageError) as caught:
         function(tmp_path, ["train", text])
-    assert (str(caught.value), caught.value.hint) == (f"--after: {refused(text)}", HINT)
+    assert (str(caught.value), caught.value.hint) == (f"--after {text!r}: {refused(text)}", HINT)
     untouched(slurm, tmp_path)
 
 

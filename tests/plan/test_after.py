@@ -57,8 +57,8 @@ def test_a_colon_that_is_no_mode_is_part_of_the_job(jobs: Path) -> None:
 
 @pytest.mark.parametrize(
     ("given", "said"),
-    [("", "--after: the job reference '' is empty"),
-     (" ", "--after: the job reference ' ' is only blanks"),
+    [("", "--after '': the job reference '' is empty"),
+     (" ", "--after ' ': the job reference ' ' is only blanks"),
      (":any", "--after ':any': the job reference '' is empty"),
      (" :ok", "--after ' :ok': the job reference ' ' is only blanks")],
 )  # fmt: skip
@@ -113,3 +113,27 @@ def test_a_job_of_another_cluster_is_refused(
         f"submit this job {hint} as well, or submit it once job {job_id} has ended "
         f"(`automodel-launch status {job_id}` says when)",
     )
+
+
+def test_a_sweep_by_anything_status_takes(jobs: Path) -> None:
+    """Its array's id and a unique start of its id name it, as for ``status``."""
+    assert dependency(["100", f"{SWEEP[:8]}:any"]) == "afterok:100,afterany:100"
+
+
+def test_only_a_sweeps_point_waits_for_its_whole_array(jobs: Path) -> None:
+    record(job(jobs / "jobs" / "task", "e00000000005", "500_2", name="task"))
+    assert dependency(["task"]) == "afterok:500_2"  # a single job: its own id
+
+
+def test_the_points_of_several_arrays_are_each_waited_for(jobs: Path) -> None:
+    sweep(jobs / "mixed", 1, array=300, sweep_id="0123456789ab")
+    record(job(jobs / "mixed" / "p1", "012345000001", "400_1", name="lr2",
+               sweep="0123456789ab", point=1))  # fmt: skip
+    assert dependency(["0123456789ab:any"]) == "afterany:300:400"
+
+
+def test_the_mode_is_after_the_last_colon(jobs: Path) -> None:
+    odd = job(jobs / "jobs" / "d:1", "f00000000006", "600", name="odd")
+    record(odd)
+    assert dependency([f"{odd.job_dir}:any"]) == "afterany:600"
+    assert dependency([odd.job_dir]) == "afterok:600"
