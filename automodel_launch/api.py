@@ -270,10 +270,19 @@ def diff(old: str | Manifest, new: str | Manifest) -> Comparison:
     sweep's point by its own id, or their manifests): launcher settings, image, profile,
     ``--set`` values, code, recipe values. ``.differences``: each
     :class:`~automodel_launch.jobs.diff.Difference` has ``key``, ``old`` and ``new`` (None
-    where a job has no such value); ``.lines()`` and ``.to_json()`` as ``diff`` prints."""
+    where a job has no such value); ``.lines()`` and ``.to_json()`` as ``diff`` prints.
+    Both naming the same job is a :class:`~automodel_launch.errors.UsageError`."""
+    from automodel_launch.errors import UsageError
     from automodel_launch.jobs.diff import compare
 
-    return compare(given.one_job(old, "old"), given.one_job(new, "new"))
+    left, right = given.one_job(old, "old"), given.one_job(new, "new")
+    if left.id == right.id:
+        named = " and ".join(f"'{r}'" if isinstance(r, str) else f"job {r.id}" for r in (old, new))
+        raise UsageError(
+            f"{named} are the same job ({left.id}): there is nothing to compare",
+            hint="give two different jobs (`automodel-launch jobs` lists them)",
+        )
+    return compare(left, right)
 
 
 @edge

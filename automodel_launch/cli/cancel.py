@@ -30,4 +30,6 @@ def command(
         typer.echo(f"job {manifest.id} had already ended: {done.state}")
     else:
         typer.echo(f"asked to cancel job {manifest.id}; it is {done.state} for now")
+    if done.note:
+        typer.echo(f"note: {done.note}")
     typer.echo(f"state: {done.state}")

@@ -102,8 +102,9 @@ def _watch(listed: Callable[[], Listing], every: float) -> None:
 
 
 def _reindex(directory: Path) -> None:
-    """Only a registry SQLite itself calls corrupt is set aside; a damaged record is
-    dropped, and a manifest that cannot be read is skipped with a warning naming it."""
+    """Only a registry SQLite itself calls corrupt, or whose jobs table is not this
+    version's, is set aside; a damaged record is dropped, and a manifest that cannot be
+    read is skipped with a warning naming it."""
     from automodel_launch.jobs.registry import (
         CorruptRegistry,
         open_registry,
@@ -117,9 +118,9 @@ def _reindex(directory: Path) -> None:
     try:
         with open_registry() as registry:
             count, problems = registry.reindex(directory)
-    except CorruptRegistry:
+    except CorruptRegistry as exc:
         aside = set_aside(registry_path())
-        typer.echo(f"warning: the registry was corrupt; moved it to {display(str(aside))}",
+        typer.echo(f"warning: the registry was {exc.said}; moved it to {display(str(aside))}",
                    err=True)  # fmt: skip
         with open_registry() as registry:
             count, problems = registry.reindex(directory)

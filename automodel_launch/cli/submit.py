@@ -136,7 +136,7 @@ def command(
             render_plan(
                 plan, entry=choice, job_dir=job_dir,
                 nproc_per_node=nproc_per_node or local_gpu_count(), submitting=True,
-                after=dependency(after or ()), code=code,
+                after=dependency(after or (), plan.remote.name if plan.remote else None), code=code,
             )  # fmt: skip
         except (JobDirError, EntryError, SweepScriptError) as exc:
             raise UsageError(str(exc), hint=exc.hint) from None

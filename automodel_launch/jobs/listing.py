@@ -88,6 +88,10 @@ def list_jobs(
     scheduler query a launcher). Without ``state`` or ``sweep``, one query of the registry
     gives only the jobs of those rows; with one, every job it could be is asked about
     first. ``sweep``: only the points of the sweep it names (its id, array id or name)."""
+    if sweep is not None:
+        from automodel_launch.jobs.lookup import named as reference
+
+        reference(sweep)  # an empty SWEEP names none: a usage error, as for every JOB
     total: int | None = None  # the registry counts the rows when it picks them
     with open_registry() as registry:
         if sweep is not None:

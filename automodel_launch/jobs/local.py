@@ -22,7 +22,7 @@ from automodel_launch.jobs.status import (
     left_behind,
     mark_cancelled,
 )
-from automodel_launch.layout import EXIT_CODE, LOCAL_LOG, RANK_LOGS
+from automodel_launch.layout import CANCELLED, EXIT_CODE, LOCAL_LOG, RANK_LOGS
 
 
 def process_start(pid: int) -> str | None:
@@ -120,7 +120,29 @@ def cancel(manifest: Manifest, *, grace: float = 10.0) -> JobStatus:
         pass
     except PermissionError as exc:
         raise JobError(f"cannot stop process group {pid}: {exc.strerror}") from None
-    return status_of(manifest)
+    after = status_of(manifest)
+    if after.state in ("CANCELLED", "RUNNING"):
+        return after
+    # stopped here, but its job directory could not take the ``cancelled`` marker
+    return JobStatus(
+        manifest, "CANCELLED", scheduler_state="cancelled", nodes="localhost",
+        started_at=status.started_at, ended_at=time.time(), log_path=status.log_path,
+        note=_unrecorded(Path(manifest.job_dir)),
+    )  # fmt: skip
+
+
+def _unrecorded(job_dir: Path) -> str:
+    """Why a run ``cancel`` stopped will not show as CANCELLED afterwards."""
+    if not job_dir.is_dir():
+        return (
+            f"its job directory {job_dir} no longer exists: nothing records that it was "
+            "cancelled, so `status` will not say CANCELLED; `automodel-launch jobs --reindex "
+            "DIR` (its parent) drops this record"
+        )
+    return (
+        f"cannot write {CANCELLED} in its job directory {job_dir}: nothing records that it "
+        "was cancelled, so `status` will not say CANCELLED"
+    )
 
 
 def group_alive(pgid: int) -> bool:

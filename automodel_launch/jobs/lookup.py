@@ -3,7 +3,12 @@ directory or a job name; where a command takes a sweep, also a sweep's id (or it
 start), its job array's Slurm id or its name. A job directory with a manifest is read
 directly, so a job is found even when the registry cannot be used. Messages quote JOB as
 given: the command cleans them for display (a token or control character in JOB never
-reaches the terminal)."""
+reaches the terminal).
+
+An empty JOB (an unset shell variable: ``cancel "$JOB"``) is a usage error here, before
+anything is looked up: as a start of an id it would name every job, and as a path the
+current directory.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import re
 import time
 from pathlib import Path
 
+from automodel_launch.errors import UsageError
 from automodel_launch.jobs.manifest import Manifest, read_manifest
 from automodel_launch.jobs.registry import Registry, open_registry
 from automodel_launch.jobs.status import JobError
@@ -20,6 +26,24 @@ from automodel_launch.layout import MANIFEST
 
 _SPAN = re.compile(r"^([0-9]+)([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_SPAN_FORM = "a time span like 2d, 12h, 30m, 1w"
+
+
+class EmptyReference(UsageError):
+    """JOB is empty or only blanks: it would name every job."""
+
+
+def named(text: str) -> str:
+    """``text`` as a reference to a job or sweep; :class:`EmptyReference` when it is
+    empty or only blanks (every lookup of JOB goes through here)."""
+    if text.strip():
+        return text
+    said = "empty" if not text else "only blanks"
+    raise EmptyReference(
+        f"the job reference {text!r} is {said}: give a job's id (or a unique start of it), "
+        "its scheduler id, its job directory or its name",
+        hint="`automodel-launch jobs` lists them; an unset shell variable gives an empty argument",
+    )
 
 
 def find_job(text: str) -> Manifest:
@@ -37,7 +61,7 @@ def find_job_or_sweep(text: str) -> Manifest | Sweep:
     """What JOB names, a job or a sweep: a job's id, scheduler id or directory first, then a
     sweep's id or job array, then a name (the newest job or sweep of that name), then a
     unique start of a job's or a sweep's id."""
-    directory = _expanded(text)
+    directory = _expanded(named(text))
     if directory.is_dir() and os.path.lexists(directory / MANIFEST):
         return read_manifest(directory.absolute())
     with open_registry() as registry:
@@ -87,15 +111,20 @@ def _choice(m: Manifest) -> str:
 
 
 def since_epoch(text: str) -> float:
-    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now (not before 1970:
-    a span longer than that is every job)."""
+    """``2d``, ``12h``, ``30m``, ``1w``, ``90s``: that long before now. A span reaching
+    back before 1970 is a :class:`ValueError`, as a span that is none: no job is older,
+    so it is a typo rather than "every job" (which is leaving the option out)."""
     match = _SPAN.fullmatch(text.strip())
     if match is None:
-        raise ValueError(f"{text!r} is not a time span like 2d, 12h, 30m, 1w")
-    digits = match.group(1).lstrip("0") or "0"
-    if len(digits) > 15:  # longer ago than there are times: every job
-        return 0.0
-    return max(0.0, time.time() - int(digits) * _UNIT[match.group(2)])
+        raise ValueError(f"{text!r} is not {_SPAN_FORM}")
+    span = float(match.group(1)) * _UNIT[match.group(2)]  # a thousand digits: inf
+    now = time.time()
+    if span > now:
+        raise ValueError(
+            f"{text!r} reaches back before 1970, older than any job: give {_SPAN_FORM} "
+            "(leave the option out for every job)"
+        )
+    return now - span
 
 
 def _expanded(text: str) -> Path:

@@ -48,6 +48,9 @@ CREATE INDEX IF NOT EXISTS jobs_name ON jobs (name);
 _SWEEP_INDEX = "CREATE INDEX IF NOT EXISTS jobs_sweep ON jobs (sweep)"
 """After :func:`_migrated`: a registry made before sweeps has no ``sweep`` column yet."""
 _COLUMNS = "id, name, launcher, scheduler_id, job_dir, submitted_at, manifest, sweep"
+_NEEDED = ("id", "name", "launcher", "scheduler_id", "job_dir", "submitted_at", "manifest")
+"""The columns of ``jobs`` every version wrote (``sweep`` is added when missing)."""
+_KNOWN = frozenset((*_NEEDED, "sweep"))
 _NEWEST_FIRST = " ORDER BY submitted_at DESC, rowid DESC"
 _LAST = 253402300799.0
 """9999-12-31T23:59:59Z: the last time the registry's ISO stamps can write."""
@@ -267,11 +270,39 @@ def open_registry(path: Path | None = None) -> Iterator[Registry]:
     try:
         with registry._errors():
             connection.execute("PRAGMA journal_mode=WAL")
+            _check_shape(connection, path)
             connection.executescript(_SCHEMA)
             _migrated(connection)
         yield registry
     finally:
         registry.close()
+
+
+def _check_shape(connection: sqlite3.Connection, path: Path) -> None:
+    """An existing ``jobs`` that is not a table this version reads and writes (another
+    version's registry, another program's file) is a :class:`ForeignRegistry`."""
+    kind = connection.execute(
+        "SELECT type FROM sqlite_master WHERE name = 'jobs' COLLATE NOCASE"
+    ).fetchone()
+    if kind is None:
+        return  # a new registry: the schema makes it
+    columns = {row[1]: row for row in connection.execute("PRAGMA table_info(jobs)")}
+    missing = [name for name in _NEEDED if name not in columns]
+    # (cid, name, type, notnull, default, pk): a column no insert of ours fills
+    unfilled = [n for n, row in columns.items() if n not in _KNOWN and row[3] and row[4] is None]
+    if kind[0] != "table":
+        why = f"its jobs is a {kind[0]}, not a table"
+    elif missing:
+        why = f"its jobs table has no column {missing[0]}"
+    elif unfilled:
+        why = f"its jobs table requires a column this version does not write: {unfilled[0]}"
+    else:
+        return
+    raise ForeignRegistry(
+        f"the job registry {path} was written by another version of automodel-launch, or is "
+        f"damaged ({why}); `automodel-launch jobs --reindex DIR` sets it aside and rebuilds it "
+        "from the job directories under DIR"
+    )
 
 
 def _migrated(connection: sqlite3.Connection) -> None:
@@ -296,7 +327,17 @@ def set_aside(path: Path) -> Path:
 
 
 class CorruptRegistry(RegistryError):
-    """SQLite says the file is not a database, or a damaged one: only then is it set aside."""
+    """SQLite says the file is not a database, or a damaged one: only then is it set aside
+    (and when it is :class:`ForeignRegistry`)."""
+
+    said = "corrupt"
+    """What ``jobs --reindex`` says of the registry it set aside."""
+
+
+class ForeignRegistry(CorruptRegistry):
+    """A database whose ``jobs`` is not this version's table: nothing in it can be read."""
+
+    said = "of another version, or damaged"
 
 
 class BadRecord(RegistryError):

@@ -63,7 +63,7 @@ def planned(request: Request, *, submitting: bool) -> JobPlan:
         refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=True)
     render_plan(
         made, entry=request.entry, job_dir=request.job_dir, submitting=submitting,
-        after=dependency(request.after),
+        after=dependency(request.after, made.remote.name if made.remote else None),
         code=CodeOptions() if submitting and request.snapshot else None,
     )  # fmt: skip
     loaded = made.jobs[0].report.loaded

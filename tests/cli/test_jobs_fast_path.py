@@ -51,6 +51,8 @@ def test_the_listing_options_are_read() -> None:
      (["--state", "done"], "--state", "'done' is no job state: use one of PENDING, RUNNING, "
       "COMPLETED, FAILED, CANCELLED, TIMEOUT, PREEMPTED, REQUEUED, UNKNOWN"),
      (["--since", "yesterday"], "--since", "'yesterday' is not a time span like 2d, 12h, 30m, 1w"),
+     (["--since", "99999w"], "--since", "'99999w' reaches back before 1970, older than any job: "
+      "give a time span like 2d, 12h, 30m, 1w (leave the option out for every job)"),
      (["--state", "PENDING", "--format", "csv"], "--format", "use text or json")],
 )  # fmt: skip
 def test_a_bad_value_is_reported_by_typer_as_before(
@@ -88,7 +90,7 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
     "args",
     [[], ["--limit", "1"], ["--limit=2"], ["--limit", "0"], ["--format", "json"],
      ["--format", "json", "--limit", "1"], ["--state", "failed"], ["--state=completed"],
-     ["--launcher", "slurm"], ["--launcher", "local"], ["--since", "100000w"], ["--since", "1s"],
+     ["--launcher", "slurm"], ["--launcher", "local"], ["--since", "2000w"], ["--since", "1s"],
      ["--state", "timeout"]],
 )  # fmt: skip
 def test_the_fast_path_prints_what_the_typer_command_prints(

@@ -13,6 +13,7 @@ import pytest
 from automodel_launch import api
 from automodel_launch.cli import errors
 from automodel_launch.cli.app import run_app
+from automodel_launch.errors import UsageError
 from automodel_launch.jobs.diff import CONFIG_BYTES, Difference, JobConfigError
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.layout import JOB_CONFIG
@@ -44,7 +45,8 @@ def test_two_runs_differ_in_their_set_values_settings_and_recipe_values(recipe: 
         "--set slurm.nodes: (none) -> 2",
         "config.optimizer.lr: 1e-05 -> 3e-05",
     ]
-    assert api.diff(new, new).differences == []
+    assert api.diff(new, submitted(recipe, profile="eos", sets=[
+        "optimizer.lr=3e-5", "slurm.nodes=2"])).differences == []  # fmt: skip
 
 
 def test_a_value_of_another_type_is_a_difference(recipe: Path) -> None:  # noqa: F811
@@ -63,8 +65,25 @@ def test_the_command_prints_one_line_a_difference_or_json(recipe: Path, cli: Cli
         {"key": "--set optimizer.lr", "old": "1e-5", "new": "2e-5"},
         {"key": "config.optimizer.lr", "old": 1e-05, "new": 2e-05},
     ]})  # fmt: skip
-    assert cli("diff", old.id, old.id) == (0, f"jobs {old.id} and {old.id} do not differ\n", "")
+    again = submitted(recipe, sets=["optimizer.lr=1e-5"])
+    assert cli("diff", old.id, again.id) == (
+        0, f"jobs {old.id} and {again.id} do not differ\n", "")  # fmt: skip
     assert cli("diff", old.id, new.id, "--format", "yaml")[0] == 2
+
+
+def test_two_names_of_one_job_are_said_to_be_one_job(recipe: Path, cli: Cli) -> None:  # noqa: F811
+    """Not "do not differ": the same job was named twice (a usage error, exit 2)."""
+    job = submitted(recipe)
+    hint = "    hint: give two different jobs (`automodel-launch jobs` lists them)\n"
+    for other in (job.id, job.id[:5], job.name, job.job_dir):
+        assert cli("diff", job.id, other) == (2, "", (
+            f"error: '{job.id}' and '{other}' are the same job ({job.id}): there is nothing "
+            f"to compare\n{hint}"))  # fmt: skip
+    with pytest.raises(UsageError) as raised:
+        api.diff(job, job.name)
+    assert str(raised.value) == (
+        f"job {job.id} and '{job.name}' are the same job ({job.id}): there is nothing to compare"
+    )
 
 
 def _broken(job: Manifest, make: Callable[[Path], None]) -> None:

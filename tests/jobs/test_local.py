@@ -1,14 +1,24 @@
 """A local run that is gone without an exit status (killed, its leader too) is UNKNOWN
-for good: following its log and watching it end there instead of waiting forever."""
+for good: following its log and watching it end there instead of waiting forever. A run
+``cancel`` stops is CANCELLED, even when its job directory cannot record it."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import time
 from pathlib import Path
 
+import pytest
+
+from automodel_launch import api
+from automodel_launch.cli import errors
+from automodel_launch.cli.app import run_app
 from automodel_launch.jobs.local import process_start
 from automodel_launch.jobs.manifest import MANIFEST, new_manifest
+from automodel_launch.jobs.registry import open_registry
+from automodel_launch.jobs.status import JobStatus
 from tests.jobs.test_registry import cli
 
 
@@ -52,3 +62,63 @@ def test_watching_a_run_that_is_gone_ends(tmp_path: Path) -> None:
     )
     cancelled = cli("cancel", str(job_dir), cwd=tmp_path)
     assert cancelled.stdout.splitlines()[0].endswith("had already ended: UNKNOWN")
+
+
+def _running(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, str]:
+    """A detached run still running (its own process group), recorded in the registry."""
+    run = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    job_dir = tmp_path / "jobs" / "run"
+    job_dir.mkdir(parents=True)
+    config = tmp_path / "c.yaml"
+    config.write_text("x: 1\n")
+    manifest = new_manifest(
+        name="run", launcher="interactive", job_dir=job_dir, config=config,
+        argv=["automodel-launch", "submit", "c.yaml", "--detach"], artifacts=["run.sh"],
+        environ={},
+    ).with_scheduler(str(run.pid), pid=run.pid, process_start=process_start(run.pid),
+                     detached=True)  # fmt: skip
+    (job_dir / MANIFEST).write_text(manifest.to_json())
+    with open_registry() as registry:
+        registry.add(manifest)
+    return run, job_dir, manifest.id
+
+
+def test_cancel_of_a_run_whose_job_directory_was_deleted_says_it_stopped_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, job_dir, job_id = _running(tmp_path)
+    try:
+        shutil.rmtree(job_dir)
+        assert errors.run(lambda: run_app(["cancel", job_id])) == 0
+        assert run.wait(timeout=10) == -15
+    finally:
+        run.kill()
+        run.wait()
+    assert capsys.readouterr() == (
+        f"cancelled job {job_id} (interactive {run.pid})\n"
+        f"note: its job directory {job_dir} no longer exists: nothing records that it was "
+        "cancelled, so `status` will not say CANCELLED; `automodel-launch jobs --reindex DIR` "
+        "(its parent) drops this record\n"
+        "state: CANCELLED\n",
+        "",
+    )
+
+
+def test_cancel_that_cannot_mark_the_job_directory_says_so(tmp_path: Path) -> None:
+    run, job_dir, job_id = _running(tmp_path)
+    try:
+        (job_dir / "cancelled").mkdir()  # the marker cannot replace a directory
+        done = api.cancel(job_id)
+        assert run.wait(timeout=10) == -15
+    finally:
+        run.kill()
+        run.wait()
+    assert isinstance(done, JobStatus)
+    assert (done.state, done.scheduler_state, done.nodes, done.log_path) == (
+        "CANCELLED", "cancelled", "localhost", str(job_dir / "output.log"),
+    )  # fmt: skip
+    assert done.note == (
+        f"cannot write cancelled in its job directory {job_dir}: nothing records that it was "
+        "cancelled, so `status` will not say CANCELLED"
+    )
+    assert done.ended_at is not None and abs(done.ended_at - time.time()) < 30

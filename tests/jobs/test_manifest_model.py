@@ -215,10 +215,24 @@ def test_since(text: str, ago: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["9999999999999999999w", "9" * 5000 + "s", "999999999999999d"]
+    "text", ["9999999999999999999w", "9" * 5000 + "s", "999999999999999d", "3000w"]
 )  # fmt: skip
-def test_since_longer_ago_than_1970_is_every_job(text: str) -> None:
-    assert since_epoch(text) == 0.0
+def test_since_longer_ago_than_1970_is_refused(text: str) -> None:
+    """Not "every job" (leaving --since out is that): a typo, said as one."""
+    with pytest.raises(ValueError) as raised:
+        since_epoch(text)
+    assert str(raised.value) == (
+        f"{text!r} reaches back before 1970, older than any job: give a time span like 2d, "
+        "12h, 30m, 1w (leave the option out for every job)"
+    )
+
+
+def test_since_reaches_back_to_1970_and_no_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(time, "time", lambda: 7200.0)  # 02:00 on 1970-01-01
+    assert (since_epoch("2h"), since_epoch("119m"), since_epoch("7200s")) == (0.0, 60.0, 0.0)
+    for text in ("7201s", "121m", "1d"):
+        with pytest.raises(ValueError, match="reaches back before 1970"):
+            since_epoch(text)
 
 
 @pytest.mark.parametrize("text", ["2 days", "\u0663d", "-1d", "1y", ""])

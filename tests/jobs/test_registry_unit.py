@@ -17,6 +17,7 @@ from automodel_launch.jobs.registry import (
     TIMEOUT_VARIABLE,
     BadRecord,
     CorruptRegistry,
+    ForeignRegistry,
     Registry,
     RegistryError,
     _describe,
@@ -308,3 +309,95 @@ def test_the_connection_is_closed_on_leaving(tmp_path: Path) -> None:
     assert registry.path == registry_path()
     journal = sqlite3.connect(registry_path()).execute("PRAGMA journal_mode").fetchone()
     assert journal == ("wal",)
+
+
+_OURS = (
+    "id TEXT PRIMARY KEY, name TEXT NOT NULL, launcher TEXT NOT NULL, scheduler_id TEXT, "
+    "job_dir TEXT NOT NULL, submitted_at TEXT NOT NULL, manifest TEXT NOT NULL"
+)
+
+
+def _schema(path: Path) -> list[tuple[str, ...]]:
+    with sqlite3.connect(path) as db:
+        found = db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+    db.close()
+    return found
+
+
+def _foreign(path: Path, schema: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(path) as db:
+        db.executescript(schema)
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("schema", "why"),
+    [("CREATE TABLE jobs (id, name, submitted_at, scheduler_id)",
+      "its jobs table has no column launcher"),
+     ("CREATE TABLE JOBS (id TEXT PRIMARY KEY, name TEXT)",
+      "its jobs table has no column launcher"),
+     (f"CREATE TABLE jobs ({_OURS.replace('manifest TEXT NOT NULL', 'record TEXT')})",
+      "its jobs table has no column manifest"),
+     ("CREATE TABLE t (x); CREATE VIEW jobs AS SELECT x AS id FROM t",
+      "its jobs is a view, not a table"),
+     (f"CREATE TABLE jobs ({_OURS}, owner TEXT NOT NULL, host TEXT NOT NULL)",
+      "its jobs table requires a column this version does not write: owner")],
+)  # fmt: skip
+def test_a_jobs_table_of_another_shape_says_whose_it_is_and_the_way_out(
+    tmp_path: Path, schema: str, why: str
+) -> None:
+    path = tmp_path / "other" / FILE
+    _foreign(path, schema)
+    before = _schema(path)
+    with pytest.raises(ForeignRegistry) as raised, open_registry(path) as registry:
+        registry.jobs()
+    assert isinstance(raised.value, CorruptRegistry) and raised.value.said == (
+        "of another version, or damaged"
+    )
+    assert str(raised.value) == (
+        f"the job registry {path} was written by another version of automodel-launch, or is "
+        f"damaged ({why}); `automodel-launch jobs --reindex DIR` sets it aside and rebuilds it "
+        "from the job directories under DIR"
+    )
+    assert _schema(path) == before  # nothing created or migrated in it
+
+
+@pytest.mark.parametrize(
+    "extra", ["", ", note TEXT", ", owner TEXT NOT NULL DEFAULT 'me'", ", sweep TEXT"]
+)
+def test_a_jobs_table_with_columns_it_fills_or_leaves_empty_is_used(
+    tmp_path: Path, extra: str
+) -> None:
+    path = tmp_path / "other" / FILE
+    _foreign(path, f"CREATE TABLE jobs ({_OURS}{extra})")
+    made = manifest(tmp_path, "/j")
+    with open_registry(path) as registry:
+        registry.add(made)
+        assert registry.jobs() == [made]
+
+
+def test_reindex_sets_a_registry_of_another_shape_aside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from automodel_launch.cli import errors
+    from automodel_launch.cli.app import run_app
+
+    made = on_disk(tmp_path, tmp_path / "jobs" / "one")
+    path = registry_path()
+    _foreign(path, "CREATE TABLE jobs (id, name)")
+    assert errors.run(lambda: run_app(["jobs"])) == 1
+    assert capsys.readouterr().err == (
+        f"error: the job registry {path} was written by another version of automodel-launch, "
+        "or is damaged (its jobs table has no column launcher); `automodel-launch jobs "
+        "--reindex DIR` sets it aside and rebuilds it from the job directories under DIR\n"
+    )
+    assert errors.run(lambda: run_app(["jobs", "--reindex", str(tmp_path / "jobs")])) == 0
+    out, err = capsys.readouterr()
+    aside = next(path.parent.glob(f"{FILE}.corrupt-*"))
+    assert err == (
+        f"warning: the registry was of another version, or damaged; moved it to {aside}\n"
+    )
+    assert out == f"recorded 1 job(s) from {tmp_path / 'jobs'}\n"
+    with open_registry() as registry:
+        assert [m.id for m in registry.jobs()] == [made.id]
