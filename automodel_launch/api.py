@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
     from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.plan.rerun import Mode
     from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
@@ -254,20 +255,29 @@ def rerun(
     job_dir: str | Path | None = None,
     dry_run: bool = False,
     config: Settings | None = None,
+    fresh: bool = False,
+    resume: bool = False,
 ) -> Submission:
     """``rerun JOB``: submit the config and code job ``ref`` ran again as a new job, with
     ``sets`` on top (as :func:`plan` takes them); of a sweep, its point ``point``. Raises
-    when the config no longer validates (the diagnostics in the message)."""
-    from automodel_launch.errors import LaunchError
+    when the config no longer validates (the diagnostics in the message). ``fresh``,
+    ``resume``: as ``--fresh``/``--resume`` (by default it resumes unless ``sets`` change a
+    recipe value)."""
+    from automodel_launch.errors import LaunchError, UsageError
     from automodel_launch.launchers import launcher_of
     from automodel_launch.plan.rerun import plan_rerun
     from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
     from automodel_launch.profiles.overrides import parse_override
 
+    if fresh and resume:
+        raise UsageError("fresh and resume: choose one")
+    if point is not None and not isinstance(ref, str):
+        raise UsageError(f"point={point} with a job's manifest: it is that job, no sweep")
     first = ref if not isinstance(ref, str) else job(ref, point=point)
     chosen = config or settings()
     overrides = tuple(parse_override(text) for text in _arguments(sets, many=False))
-    again = plan_rerun(first, chosen, overrides)
+    mode: Mode = "fresh" if fresh else "resume" if resume else "auto"
+    again = plan_rerun(first, chosen, overrides, checkpoints=mode)
     made = again.plan
     if made.failed(chosen.strict) or made.document is None:
         errors = "; ".join(d.message for d in made.report.diagnostics if d.is_error)
