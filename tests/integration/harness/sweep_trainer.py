@@ -8,9 +8,17 @@ gloo (a process group of its ranks), and writes one line ``point lr=LR steps=N
 loss=L start=T0 end=T1`` (wall-clock seconds, so a test can see how many points ran at
 once). With GATE, a path, it waits after training until that file exists (10 minutes at
 most), holding its task running while the test looks at it.
+
+Checkpoints as AutoModel keeps them (0.7.0's ``load_checkpoint`` with ``restore_from``
+unset): unless ``checkpoint.enabled`` is false, it resumes from the folder in
+``checkpoint.checkpoint_dir`` (default ``checkpoints/``) whose name ends in the highest
+``step_S`` (one holding ``.incomplete`` skipped), says so (``resume step=S
+checkpoint_dir=DIR``: 0 when there is none), trains steps S+1 to N only, and saves
+``epoch_0_step_N`` there at the end.
 """
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -20,22 +28,49 @@ import torch.distributed as dist
 import yaml
 
 
+def checkpoint_dir(config: dict) -> Path | None:
+    section = config.get("checkpoint") or {}
+    if section.get("enabled") is False:
+        return None
+    return Path(section.get("checkpoint_dir") or "checkpoints/")
+
+
+def latest_step(folder: Path) -> int:
+    """The step of the latest complete checkpoint in ``folder`` (0: none)."""
+    found = 0
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            match = re.search(r"step_(\d+)$", entry.name)
+            usable = entry.is_dir() and not entry.is_symlink()
+            if match and usable and not (entry / ".incomplete").exists():
+                found = max(found, int(match.group(1)))
+    return found
+
+
 def main() -> int:
     start = time.time()
     config = yaml.safe_load(Path(sys.argv[1]).read_text())
     lr = float(config["optimizer"]["lr"])
     steps = int(config["step_scheduler"]["max_steps"])
     dist.init_process_group(backend="gloo")
+    folder = checkpoint_dir(config)
+    first = torch.tensor([latest_step(folder) if folder is not None else 0])
+    dist.broadcast(first, 0)  # every rank resumes where rank 0 found
+    resumed = int(first.item())
+    if dist.get_rank() == 0:
+        os.write(1, f"resume step={resumed} checkpoint_dir={folder}\n".encode())
     weight = torch.zeros(1, requires_grad=True)
     x = torch.linspace(-1, 1, 16)
     loss = torch.tensor(0.0)
-    for _ in range(steps):
+    for _ in range(resumed, steps):
         loss = ((weight * x - 3 * x) ** 2).mean()
         loss.backward()
         with torch.no_grad():
             dist.all_reduce(weight.grad)
             weight -= lr * weight.grad / dist.get_world_size()
             weight.grad.zero_()
+    if folder is not None and dist.get_rank() == 0:
+        (folder / f"epoch_0_step_{steps}").mkdir(parents=True, exist_ok=True)
     time.sleep(1)  # long enough for the scheduler to see tasks overlap, if it lets them
     if len(sys.argv) > 2:
         gate = Path(sys.argv[2])
