@@ -165,7 +165,7 @@ def for_points(
                 f"points {', '.join(map(str, indexes))} would write their checkpoints to one "
                 f"directory, {path}: AutoModel resumes each from the other's last step",
                 hint="sweep checkpoint.checkpoint_dir values that differ, or leave it to the "
-                "sweep: each point then gets DIR/sweep-ID/points/INDEX",
+                f"sweep: each point then gets DIR/sweep-ID/{POINTS}/INDEX",
             )
     return Points(given, template)
 
