@@ -87,7 +87,7 @@ def parse_axis(argument: str) -> Axis:
         overrides = tuple(parse_override(f"{dotted(loc)}={t}", "--sweep") for t in texts)
     except OverrideError as exc:  # a control character in a value
         raise SweepError(f"--sweep {dotted(loc)}: {exc}") from None
-    _recordable(dotted(loc), texts, overrides)
+    _recordable(dotted(loc), overrides)
     return Axis(dotted(loc), overrides)
 
 
@@ -98,17 +98,18 @@ def recorded(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _recordable(key: str, texts: Sequence[str], overrides: Sequence[Override]) -> None:
+def _recordable(key: str, overrides: Sequence[Override]) -> None:
     """Each value as a point's manifest must record it, by the manifest's own bounds."""
     from automodel_launch.jobs.manifest import value_problem
 
     wrong = value_problem(key, None)
     if wrong is not None:
         raise SweepError(f"--sweep {key[: SHOWN_CHARS - 3]}... ({len(key)} characters): {wrong}")
-    for text, override in zip(texts, overrides, strict=True):
+    for override in overrides:
         why = value_problem(key, recorded(override.value))
         if why is None:
             continue
+        text = override.argument.partition("=")[2]  # as written (a key holds no '=')
         shown = text if len(text) <= SHOWN_CHARS else f"{text[: SHOWN_CHARS - 3]}..."
         size = f" ({len(text)} characters)" if len(text) > SHOWN_CHARS else ""
         raise SweepError(
@@ -129,7 +130,7 @@ def _comma_items(key: str, text: str) -> list[str]:
 
 def _flow_items(key: str, text: str) -> list[str]:
     """Each item of a YAML flow list, as the text ``--set`` would be given for it."""
-    result = load_text(f"v: {text}", "--sweep")
+    result = load_text(f"v: {text}")
     loaded = result.loaded
     items = loaded.data.get("v") if loaded is not None else None
     if loaded is None or result.diagnostics or not isinstance(items, list) or not items:

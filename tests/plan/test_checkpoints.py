@@ -160,6 +160,18 @@ def test_a_directory_that_is_no_text_is_left_to_its_diagnostic() -> None:
     data = {"recipe": "x", "checkpoint": {"checkpoint_dir": 5}}
     made = for_points(data, (), points([parse_axis("optimizer.lr=1,2")]), "abc")
     assert made.overrides == [(), ()]
+    # nor is a restore_from that is no text
+    data = {"recipe": "x", "checkpoint": {"restore_from": 5}}
+    made = for_points(data, (), points([parse_axis("optimizer.lr=1,2")]), "abc")
+    assert [o[0].value for o in made.overrides] == [
+        f"checkpoints/sweep-abc/points/{i}" for i in (0, 1)
+    ]
+
+
+def test_directories_that_differ_are_kept() -> None:
+    axis = parse_axis("checkpoint.checkpoint_dir=[msc://b/aX, msc://b/a, /c/X, /c]")
+    made = for_points({"recipe": "x"}, (), points([axis]), "abc")
+    assert made.overrides == [(), (), (), ()]
 
 
 def test_the_point_s_directory_shows_once_in_a_problem_every_point_has(tmp_path: Path) -> None:
@@ -179,7 +191,7 @@ def test_the_point_s_directory_shows_once_in_a_problem_every_point_has(tmp_path:
 
 def test_the_checkpoint_section_as_overrides_leave_it() -> None:
     data = {"checkpoint": {"enabled": False, "checkpoint_dir": "/a"}}
-    sets = [parse_override(a) for a in ("checkpoint.enabled=true", "optimizer.lr=1",
+    sets = [parse_override(a) for a in ("optimizer.lr=1", "checkpoint.enabled=true",
                                         "checkpoint.x.y=1")]  # fmt: skip
     assert section(data, sets) == {"enabled": True, "checkpoint_dir": "/a"}
     assert section(data, [parse_override("checkpoint={is_async: true}")]) == {"is_async": True}
@@ -192,7 +204,14 @@ def test_the_checkpoint_section_as_overrides_leave_it() -> None:
 
 @pytest.mark.parametrize(
     ("base", "path"),
-    [("/ck", "/ck/n"), ("/ck//", "/ck/n"), ("/", "/n"), ("ck", "ck/n"), ("", "n")],
+    [
+        ("/ck", "/ck/n"),
+        ("/ck//", "/ck/n"),
+        ("/", "/n"),
+        ("ck", "ck/n"),
+        ("", "n"),
+        ("/ckX/", "/ckX/n"),
+    ],
 )
 def test_a_directory_inside_another(base: str, path: str) -> None:
     assert inside(base, "n") == path
