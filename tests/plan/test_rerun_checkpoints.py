@@ -289,3 +289,18 @@ def test_where_a_rerun_writes() -> None:
 )  # fmt: skip
 def test_what_a_rerun_s_summary_says(where: Checkpoints, found: Latest, line: str) -> None:
     assert where.line(found) == line
+
+
+def test_the_api_chooses_as_the_options_do(cli: Cli, first: tuple[str, Path]) -> None:
+    from automodel_launch import api
+
+    job, ck = first
+    manifest = api.job(job)
+    with pytest.raises(UsageError, match="fresh and resume: choose one"):
+        api.rerun(job, fresh=True, resume=True)
+    with pytest.raises(UsageError, match=r"point=1 with a job's manifest: it is that job"):
+        api.rerun(manifest, point=1)
+    (fresh,) = api.rerun(manifest, fresh=True).manifests
+    assert f"checkpoint_dir: {ck}/rerun-{fresh.id}\n" in cli.job_config(fresh.id)
+    (kept,) = api.rerun(job, sets=["optimizer.lr=1e-3"], resume=True).manifests
+    assert f"checkpoint_dir: {ck}\n" in cli.job_config(kept.id)
