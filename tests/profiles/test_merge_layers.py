@@ -237,3 +237,15 @@ def test_a_value_from_sweep_is_labelled_sweep_and_quoted_as_sweep_takes_it() -> 
     assert trap.origin is not None
     assert (trap.origin.label, trap.origin.option) == ("--sweep skypilot.region=no", "--sweep")
     assert trap.hint == "quote it: --sweep 'skypilot.region=\"no\"'"
+
+
+def test_a_key_set_in_a_section_written_empty_reaches_the_job_config(check: Check) -> None:
+    """``checkpoint:`` with nothing under it is null; a --set inside it makes it a mapping,
+    and the job config holds that mapping, not the null the recipe wrote."""
+    report = check(RECIPE + "checkpoint:\nslurm:\n  nodes: 1\n", "checkpoint.checkpoint_dir=/ck",
+                   purpose="render")  # fmt: skip
+    loaded = report.loaded
+    assert isinstance(loaded, MergedFile)
+    assert loaded.data["checkpoint"] == {"checkpoint_dir": "/ck"}
+    again = load_text(job_config_text(loaded), "job.yaml").loaded
+    assert again is not None and again.data["checkpoint"] == {"checkpoint_dir": "/ck"}
