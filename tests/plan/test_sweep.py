@@ -174,6 +174,10 @@ def test_a_value_is_recorded_as_a_scalar_or_its_json_text(value: object, kept: o
          f"--sweep k: the value '{'x' * 37}...' (257 characters) is not one a sweep point "
          f"records: should be a boolean, an integer, a number or a text of at most "
          f"{MAX_DETAIL_CHARS} characters"),
+        ("k=x=" + "y" * 300,  # the value as written: after the first '=' of the argument
+         f"--sweep k: the value 'x={'y' * 35}...' (302 characters) is not "
+         "one a sweep point records: should be a boolean, an integer, a number or a text of at "
+         f"most {MAX_DETAIL_CHARS} characters"),
         ("k=1,.inf",
          "--sweep k: the value '.inf' is not one a sweep point records: should be a boolean, "
          f"an integer, a number or a text of at most {MAX_DETAIL_CHARS} characters"),
