@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
     from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.plan.rerun import Mode
     from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
@@ -294,10 +295,14 @@ def rerun(
     job_dir: str | Path | None = None,
     dry_run: bool = False,
     config: Settings | None = None,
+    fresh: bool = False,
+    resume: bool = False,
 ) -> Submission:
     """``rerun JOB``: submit the config and code job ``ref`` ran again as a new job, with
     ``sets`` on top (as :func:`plan` takes them); of a sweep, its point ``point``. Raises
-    when the config no longer validates (the diagnostics in the message)."""
+    when the config no longer validates (the diagnostics in the message). ``fresh``,
+    ``resume``: as ``--fresh``/``--resume`` (by default it resumes unless ``sets`` change a
+    recipe value)."""
     from automodel_launch.errors import LaunchError
     from automodel_launch.launchers import launcher_of
     from automodel_launch.plan.rerun import plan_rerun
@@ -305,12 +310,15 @@ def rerun(
 
     if not isinstance(ref, str) and point is not None:
         raise given.ArgumentError("point names a point of the sweep ref names: give ref a text")
+    if given.flag(fresh, "fresh") and given.flag(resume, "resume"):
+        raise given.ArgumentError("fresh and resume: choose one")
     first = job(ref, point=point) if isinstance(ref, str) else given.one_job(ref, "ref")
     chosen = given.config(config)
     overrides = given.overrides(sets)
     where = given.optional_path(job_dir, "job_dir")
     checked_dry_run = given.flag(dry_run, "dry_run")
-    again = plan_rerun(first, chosen, overrides)
+    mode: Mode = "fresh" if fresh else "resume" if resume else "auto"
+    again = plan_rerun(first, chosen, overrides, checkpoints=mode)
     made = again.plan
     if made.failed(chosen.strict) or made.document is None:
         errors = "; ".join(d.message for d in made.report.diagnostics if d.is_error)

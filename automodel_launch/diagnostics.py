@@ -388,7 +388,8 @@ class Collector:
         if self.where is not None:
             origin, line, column = self.where(loc, at_key)
             if origin is not None:
-                origin = Origin(origin.kind, self.hide(origin.where), origin.profile)
+                origin = Origin(origin.kind, self.hide(origin.where), origin.profile,
+                                origin.option)  # fmt: skip
         else:
             line, column = self.position(loc, at_key=at_key)
         self.items.append(

@@ -14,6 +14,7 @@ from automodel_launch.diagnostics import (
     CODES,
     Collector,
     Diagnostic,
+    Origin,
     Severity,
     dotted,
     from_pydantic,
@@ -34,6 +35,30 @@ def diagnostic(**overrides: object) -> Diagnostic:
     }
     fields.update(overrides)
     return Diagnostic(**fields)  # type: ignore[arg-type]
+
+
+def test_an_origin_is_its_file_or_its_argument_and_option_cleaned() -> None:
+    profile = Origin("profile", "/etc/p.yaml", "eos")
+    assert profile.as_dict() == {"kind": "profile", "file": "/etc/p.yaml", "profile": "eos"}
+    assert profile.label == "/etc/p.yaml"
+    given = Origin("set", "a.b=\x1b[31mx")
+    assert given.where == "a.b=\\x1b[31mx"  # the control character shown escaped
+    assert given.as_dict() == {"kind": "set", "argument": "a.b=\\x1b[31mx"}
+    swept = Origin("set", "a.b=1", option="--sweep")
+    assert (swept.label, swept.as_dict()) == (
+        "--sweep a.b=1",
+        {"kind": "set", "argument": "a.b=1", "option": "--sweep"},
+    )
+    assert diagnostic(origin=swept).as_dict()["origin"] == swept.as_dict()
+    assert "origin" not in diagnostic().as_dict()
+
+
+def test_a_collector_keeps_the_option_of_an_argument_s_origin() -> None:
+    swept = Origin("set", "a=x", option="--sweep")
+    sink = Collector(where=lambda loc, at_key: (swept, 0, 0), hide=lambda t: t.replace("x", "*"))
+    sink.add("invalid-time", ("a",), "m")
+    (found,) = sink.items
+    assert found.origin == Origin("set", "a=*", option="--sweep")
 
 
 def test_as_dict_is_the_json_contract() -> None:

@@ -561,6 +561,35 @@ HAND_MUTANTS += [
         )
     ),
 ]
+
+# sweeps: the limits of an option and of the product, and the point's properties
+SWEEP, SWEEP_TESTS = "automodel_launch/plan/sweep.py", ("tests/plan/test_sweep.py",)
+CHECKPOINTS = "automodel_launch/plan/checkpoints.py"
+CHECKPOINTS_TESTS = ("tests/plan/test_checkpoints.py",)
+HAND_MUTANTS += [
+    *(
+        HandMutant(SWEEP, old, new, SWEEP_TESTS)
+        for old, new in (
+            ("MAX_VALUES = 1000", "MAX_VALUES = 1001"),
+            ("MAX_POINTS = 10_000", "MAX_POINTS = 10_001"),
+            ("MAX_AXES = 16", "MAX_AXES = 17"),
+            ("SHOWN_CHARS = 40", "SHOWN_CHARS = 41"),
+            ("{dotted(o.loc): o.value for", "{o.argument: o.value for"),
+            ('return ", ".join(o.argument for', 'return ",".join(o.argument for'),
+        )
+    ),
+    *(
+        HandMutant(CHECKPOINTS, old, new, CHECKPOINTS_TESTS)
+        for old, new in (
+            ('_STEP = re.compile(r"step_([0-9]+)$")', '_STEP = re.compile(r"step_([0-9]+)")'),
+            ('_STEP = re.compile(r"step_([0-9]+)$")', '_STEP = re.compile(r"_step_([0-9]+)$")'),
+            ('INCOMPLETE = ".incomplete"', 'INCOMPLETE = "incomplete"'),
+            ('LATEST = "LATEST"', 'LATEST = "latest"'),
+            ("if self.template is None:", "if False:"),
+            ("if all(self.overrides):", "if any(self.overrides):"),
+        )
+    ),
+]
 """Constants mutated by hand: each must make one of its tests fail."""
 
 KILLED = {1, 3, 37}  # a test failed, pytest's internal error, the type checker

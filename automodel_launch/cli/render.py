@@ -131,5 +131,8 @@ def _plan_text(plan: JobPlan) -> str:
     """The points and their values, above the script."""
     limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
     lines = [f"sweep: {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"]
+    checkpoints = plan.checkpoints.line if plan.checkpoints is not None else None
+    if checkpoints is not None:
+        lines.append(f"  checkpoints: {checkpoints}")
     lines += [f"  point {job.point.index}: {job.point.label}" for job in plan.jobs]
     return "\n".join(lines)

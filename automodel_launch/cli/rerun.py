@@ -3,16 +3,21 @@
 The same config (JOB's ``launch.yaml``: its recipe and launcher sections with the profile
 and ``--set`` values it ran with) and the same code (JOB's snapshot), with ``--set``
 values on top; checked and submitted as ``submit`` does (:mod:`automodel_launch.plan.rerun`).
+Its summary says where it writes its checkpoints and what it resumes from.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from automodel_launch.cli.common import SetOption, script_value
+
+if TYPE_CHECKING:
+    from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.plan.rerun import Mode
 
 
 def command(
@@ -22,6 +27,21 @@ def command(
         typer.Option("--point", min=0, help="Of a sweep: run this point again."),
     ] = None,
     sets: SetOption = None,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="Train from step 0 in a checkpoint directory of its own (the default when "
+            "--set changes a recipe value).",
+        ),
+    ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Resume from JOB's latest checkpoint (the default when no recipe value changes).",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Check with the scheduler without starting anything."),
@@ -50,7 +70,6 @@ def command(
     ] = None,
 ) -> None:
     """Submit the config and code job JOB ran again, as a new job (--set on top)."""
-    from automodel_launch import api
     from automodel_launch.cli.common import layers, load_settings, report_problems
     from automodel_launch.cli.submit import ask_the_cluster, hand_over
     from automodel_launch.errors import UsageError
@@ -62,10 +81,14 @@ def command(
     from automodel_launch.remote.target import aim, placed
     from automodel_launch.render.entry import EntryError
 
-    first = api.job(job, point=point)
+    if fresh and resume:
+        raise UsageError("--fresh and --resume: choose one")
+    first = _first(job, point)
     settings = load_settings(check_paths=None, check_env=True)
     given = layers(None, sets)
-    rerun = plan_rerun(first, settings, given.overrides if given is not None else ())
+    mode: Mode = "fresh" if fresh else "resume" if resume else "auto"
+    overrides = given.overrides if given is not None else ()
+    rerun = plan_rerun(first, settings, overrides, checkpoints=mode)
     plan = rerun.plan
     there = remote or (first.remote.name if first.remote is not None else None)
     session = aim(plan, there, job_dir) if plan.document is not None else None
@@ -81,3 +104,22 @@ def command(
             raise UsageError(str(exc), hint=exc.hint) from None
         placed(plan, session)
         hand_over(plan, dry_run=dry_run, detach=detach)
+
+
+def _first(job: str, point: int | None) -> Manifest:
+    """The job run again; ``--point`` of anything but a sweep is a usage error."""
+    from automodel_launch import api
+    from automodel_launch.errors import UsageError
+    from automodel_launch.jobs.sweeps import Sweep
+
+    found = api.find(job)
+    if isinstance(found, Sweep):
+        return api.job(job, point=point)
+    if point is not None:
+        what = f"job {found.id}"
+        hint = f"automodel-launch rerun {found.id}, without --point"
+        if found.sweep is not None:
+            what += f", point {found.point} of sweep {found.sweep}"
+            hint = f"automodel-launch rerun {found.sweep} --point {point}"
+        raise UsageError(f"--point {point}: '{job}' is {what}, not a sweep", hint=hint)
+    return found

@@ -195,12 +195,34 @@ def _summary(plan: JobPlan) -> list[str]:
     lines += code_lines(job.document, plan.snapshot)
     if plan.rerun_of is not None:
         lines.append(f"  {'rerun of':<13}  job {plan.rerun_of.id} ({plan.rerun_of.name})")
+    checkpoints = _checkpoints(plan)
+    if checkpoints is not None:
+        lines.append(f"  {'checkpoints':<13}  {checkpoints}")
     if plan.is_sweep:
         limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
         lines.append(
             f"  sweep          {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"
         )
     return lines
+
+
+def _checkpoints(plan: JobPlan) -> str | None:
+    """Where a sweep's points or a rerun write their checkpoints, and what a rerun resumes
+    from (its directory looked into here, unless it is on a named cluster)."""
+    from automodel_launch.plan.checkpoints import Latest, latest
+
+    if plan.checkpoints is not None:
+        return plan.checkpoints.line
+    rerun = plan.rerun_checkpoints
+    if rerun is None:
+        return None
+    if rerun.own:
+        found = Latest()
+    elif plan.remote is not None:
+        found = Latest(note=f"not looked into: on cluster {plan.remote.name}")
+    else:
+        found = latest(rerun.directory)
+    return rerun.line(found)
 
 
 def _code(no_snapshot: bool, untracked: bool, require_clean: bool) -> CodeOptions | None:

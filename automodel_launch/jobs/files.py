@@ -67,9 +67,14 @@ class Reading(Generic[T]):
 def read_job_file(job_dir: Path, name: str, limit: int) -> str | None:
     """The text of ``job_dir/name`` (at most ``limit`` bytes, decoded with replacement);
     None when it is not there; :class:`Unreadable` when it is there but is no such file."""
-    raw = _in_directory(job_dir, name, lambda fd: read_regular(name, limit, dir_fd=fd,
-                                                               follow=False), limit)  # fmt: skip
+    raw = read_job_bytes(job_dir, name, limit)
     return None if raw is None else raw.decode("utf-8", errors="replace")
+
+
+def read_job_bytes(job_dir: Path, name: str, limit: int) -> bytes | None:
+    """The bytes of ``job_dir/name`` (at most ``limit``), as :func:`read_job_file` reads them."""
+    return _in_directory(job_dir, name, lambda fd: read_regular(name, limit, dir_fd=fd,
+                                                                follow=False), limit)  # fmt: skip
 
 
 def read_job_chunk(job_dir: Path, name: str, offset: int, limit: int) -> bytes | None:

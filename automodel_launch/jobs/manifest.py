@@ -110,8 +110,23 @@ Short = Annotated[str, Field(max_length=255)]
 Argument = Annotated[str, Field(max_length=MAX_ARG_CHARS)]
 DetailKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
 DetailValue = Annotated[Any, AfterValidator(lambda value: _detail(value))]
-ValueKey = Annotated[str, Field(pattern=rf"^[^\x00-\x1f\x7f]{{1,{MAX_VALUE_KEY_CHARS}}}$")]
+_VALUE_KEY = rf"^[^\x00-\x1f\x7f]{{1,{MAX_VALUE_KEY_CHARS}}}$"
+ValueKey = Annotated[str, Field(pattern=_VALUE_KEY)]
 """A swept key as ``--sweep`` names it (``optimizer.lr``, ``slurm.nodes``)."""
+
+
+def value_problem(key: str, value: Any) -> str | None:
+    """Why a sweep point's manifest could not record ``key: value`` (None: it can), by the
+    bounds above: what ``--sweep`` is checked against before anything is written."""
+    import re
+
+    if re.fullmatch(_VALUE_KEY, key) is None:
+        return f"a point records keys of at most {MAX_VALUE_KEY_CHARS} characters"
+    try:
+        _detail(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 class ManifestError(LaunchError):
@@ -232,16 +247,18 @@ def new_manifest(
     code: CodeRecord | None = None,
     automodel_version: str | None = None,
     settings: Mapping[str, Any] | None = None,
+    job_id: str | None = None,
 ) -> Manifest:
     """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``
     (a text value holding a secret variable's value or a token shape is written redacted);
     ``settings``: the profile, overrides, origins and image
-    (:func:`automodel_launch.jobs.origins.run_settings`)."""
+    (:func:`automodel_launch.jobs.origins.run_settings`); ``job_id``: the id given already
+    (a rerun's checkpoint directory names it), else one is drawn."""
     import hashlib
 
     hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
     values = {
-        "id": os.urandom(6).hex(),
+        "id": job_id or os.urandom(6).hex(),
         "name": name,
         "launcher": launcher,
         "job_dir": str(job_dir),

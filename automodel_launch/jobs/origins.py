@@ -10,7 +10,7 @@ cleaned on the way in: a secret variable's value or a token shape is written red
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,12 +133,15 @@ def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, An
     return found
 
 
-def rerun_settings(first: Any, settings: dict[str, Any]) -> dict[str, Any]:
+def rerun_settings(
+    first: Any, settings: dict[str, Any], replaced: Iterable[str] = ()
+) -> dict[str, Any]:
     """A rerun's settings: those of the job ``first`` (its :class:`Manifest`) it runs again
     (its profile, overrides and origins are in the config run again), with the rerun's own
-    ``--set`` values on top."""
+    ``--set`` values on top; ``replaced``: keys the rerun gives another value itself (its
+    own checkpoint directory), whose overrides of ``first`` no longer hold."""
     again = [o for o in settings.get("overrides", ()) if o["option"] == "--set"]
-    keys = {o["argument"].partition("=")[0] for o in again}
+    keys = {o["argument"].partition("=")[0] for o in again} | set(replaced)
     kept = [o.model_dump() for o in first.overrides if o.key not in keys]
     overrides = kept + again
     origins = {**first.origins, **settings.get("origins", {})}

@@ -44,6 +44,7 @@ class Recorder:
         code: CodeRecord | None = None,
         automodel_version: str | None = None,
         settings: Mapping[str, Any] | None = None,
+        job_id: str | None = None,
     ) -> Recorder:
         """``sweep``, ``point``, ``values``: the job is that point of that sweep."""
         manifest = new_manifest(
@@ -62,6 +63,7 @@ class Recorder:
             code=code,
             automodel_version=automodel_version,
             settings=settings,
+            job_id=job_id,
         )
         return cls(manifest)
 

@@ -20,12 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from automodel_launch.diagnostics import Diagnostic, Severity, dotted, sort_key
 from automodel_launch.layout import POINTS
-from automodel_launch.plan.sweep import Axis, Point, points
+from automodel_launch.plan.sweep import Axis, Point, points, recorded
 from automodel_launch.results import FileReport
 
 if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.loading import LoadResult
+    from automodel_launch.plan.checkpoints import Points
+    from automodel_launch.plan.rerun import Checkpoints
     from automodel_launch.prepare import EntryChoice, PreparedJob
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.remote.clusters import Remote
@@ -42,6 +45,8 @@ class PlannedJob:
 
     point: Point
     prepared: PreparedJob
+    checkpoints: str | None = None
+    """The checkpoint directory the tool gave this point (None: none)."""
 
     @property
     def report(self) -> FileReport:
@@ -80,6 +85,14 @@ class JobPlan:
     """A plan rendered to be shown: how to plan it again to be submitted (checked for
     submitting, a job directory of its own, the snapshot taken), as ``submit`` plans it;
     None: rendered to be submitted (or not rendered)."""
+    sweep_id: str | None = None
+    """The id the sweep is recorded under (its points' checkpoint directories name it)."""
+    job_id: str | None = None
+    """The id a single job is recorded under (None: one is drawn when it is)."""
+    checkpoints: Points | None = None
+    """The checkpoint directory each point of a sweep was given."""
+    rerun_checkpoints: Checkpoints | None = None
+    """Where a rerun writes its checkpoints, and why (None: not a rerun, or none)."""
 
     @property
     def is_sweep(self) -> bool:
@@ -98,7 +111,8 @@ class JobPlan:
         first = self.jobs[0].report
         if len(self.jobs) == 1:
             return first
-        merged = FileReport(first.path, _merged(self.jobs), first.loaded, self.document)
+        template = self.checkpoints.template if self.checkpoints is not None else None
+        merged = FileReport(first.path, _merged(self.jobs, template), first.loaded, self.document)
         merged.automodel_version = first.automodel_version
         return merged
 
@@ -131,14 +145,18 @@ def plan_jobs(
     max_parallel: int | None = None,
     layers: Layers | None = None,
     submitting: bool = False,
-    raw: bytes | None = None,
+    loaded: LoadResult | None = None,
 ) -> JobPlan:
     """Validate every point of ``path`` (with ``layers``, the profile and ``--set``, under
-    each point's swept values). ``raw``: the file's bytes, read already (what was checked
-    is what is planned: the file is not read again; diagnostics still name ``path``).
-    Raises :class:`~automodel_launch.plan.sweep.SweepError` for a sweep the options cannot
-    make."""
-    from automodel_launch.loading import load_bytes, load_file
+    each point's swept values and its own checkpoint directory,
+    :mod:`automodel_launch.plan.checkpoints`). ``loaded``: the file, read already (what was
+    checked is what is planned: the file is not read again; diagnostics still name
+    ``path``). Raises :class:`~automodel_launch.plan.sweep.SweepError` for a sweep the
+    options cannot make."""
+    import os
+
+    from automodel_launch.loading import load_file
+    from automodel_launch.plan.checkpoints import for_points
     from automodel_launch.prepare import PreparedJob, check_report
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.validation import validate_result
@@ -146,11 +164,15 @@ def plan_jobs(
     check_max_parallel(max_parallel)
     base = layers or Layers()
     chosen = points(axes, base.overrides) if axes else [Point(0, ())]
-    loaded = load_file(path) if raw is None else load_bytes(raw, str(path))
+    loaded = load_file(path) if loaded is None else loaded
+    sweep = os.urandom(6).hex() if axes else None
+    data = loaded.loaded.data if loaded.loaded is not None else {}
+    dirs = for_points(data, base.overrides, chosen, sweep) if sweep is not None else None
     purpose: Purpose = "submit" if submitting else "render"
     jobs = []
     for point in chosen:
-        extra = base.overrides + point.overrides
+        given = dirs.overrides[point.index] if dirs is not None else ()
+        extra = base.overrides + point.overrides + given
         own = (
             Layers(base.profile, extra, base.ambient)
             if base.profile or extra or not base.ambient
@@ -159,8 +181,10 @@ def plan_jobs(
         report = validate_result(loaded, str(path), settings, purpose=purpose, layers=own)
         check_report(report, settings, entry)
         _shared_section(report, point)
-        jobs.append(PlannedJob(point, PreparedJob(report)))
-    return JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
+        jobs.append(PlannedJob(point, PreparedJob(report), given[0].value if given else None))
+    plan = JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
+    plan.sweep_id, plan.checkpoints = sweep, dirs
+    return plan
 
 
 def check_max_parallel(value: int | None) -> None:
@@ -200,39 +224,60 @@ def _shared_section(report: FileReport, point: Point) -> None:
         report.document = None
 
 
-def _merged(jobs: Sequence[PlannedJob]) -> list[Diagnostic]:
+MAX_LISTED = 8
+"""Points a diagnostic names; of more, how many more."""
+
+
+def _merged(jobs: Sequence[PlannedJob], template: str | None) -> list[Diagnostic]:
+    """One diagnostic per problem: bare when every point has it, else with its points
+    (a point's own checkpoint directory read as ``template``, the same for all)."""
     seen: dict[Diagnostic, list[PlannedJob]] = {}
     for job in jobs:
         for diagnostic in job.report.diagnostics:
+            if job.checkpoints is not None and template is not None:
+                diagnostic = _generic(diagnostic, job.checkpoints, template)
             seen.setdefault(diagnostic, []).append(job)
     merged = []
     for diagnostic, owners in seen.items():
         if len(owners) == len(jobs):
             merged.append(diagnostic)
-            continue
-        for job in owners:
-            where = f"point {job.point.index} ({job.point.label})"
-            merged.append(_at_point(diagnostic, where))
+        else:
+            merged.append(_at_points(diagnostic, [job.point for job in owners]))
     return sorted(merged, key=sort_key)
 
 
-def _at_point(diagnostic: Diagnostic, where: str) -> Diagnostic:
+def _generic(diagnostic: Diagnostic, own: str, template: str) -> Diagnostic:
     from dataclasses import replace
 
+    origin = diagnostic.origin
+    if origin is not None and own in origin.where:
+        origin = replace(origin, where=origin.where.replace(own, template))
+    hint = diagnostic.hint.replace(own, template) if diagnostic.hint is not None else None
+    return replace(
+        diagnostic, message=diagnostic.message.replace(own, template), hint=hint, origin=origin
+    )
+
+
+def _at_points(diagnostic: Diagnostic, owners: Sequence[Point]) -> Diagnostic:
+    """``point 1 (optimizer.lr=1e-4): ...``, ``points 0, 2 (peft.dim=8): ...``: the points,
+    and the values they all share."""
+    from dataclasses import replace
+
+    if len(owners) == 1:
+        where = f"point {owners[0].index} ({owners[0].label})"
+    else:
+        listed = ", ".join(str(point.index) for point in owners[:MAX_LISTED])
+        if len(owners) > MAX_LISTED:
+            listed += f" and {len(owners) - MAX_LISTED} more"
+        shared = [o.argument for o in owners[0].overrides
+                  if all(o in point.overrides for point in owners[1:])]  # fmt: skip
+        where = f"points {listed}" + (f" ({', '.join(shared)})" if shared else "")
     return replace(diagnostic, message=f"{where}: {diagnostic.message}")
 
 
 def values_of(job: PlannedJob) -> dict[str, Any]:
     """The point's swept values as a manifest keeps them."""
-    return {key: _scalar(value) for key, value in job.point.values.items()}
-
-
-def _scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    import json
-
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return {key: recorded(value) for key, value in job.point.values.items()}
 
 
 def environ_of(environ: Mapping[str, str] | None) -> dict[str, str]:

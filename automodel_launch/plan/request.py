@@ -44,6 +44,7 @@ class Request:
 def planned(request: Request, *, submitting: bool) -> JobPlan:
     """Every point validated and, when all pass, rendered: to be submitted, or to be shown
     (then :attr:`~automodel_launch.plan.plan.JobPlan.to_submit` plans it again)."""
+    from automodel_launch.loading import load_bytes
     from automodel_launch.plan.after import dependency
     from automodel_launch.plan.plan import plan_jobs
     from automodel_launch.plan.render import render_plan
@@ -52,7 +53,7 @@ def planned(request: Request, *, submitting: bool) -> JobPlan:
     made = plan_jobs(
         request.recipe, request.config, entry=request.entry, axes=request.axes,
         max_parallel=request.max_parallel, layers=request.layers, submitting=submitting,
-        raw=request.raw,
+        loaded=None if request.raw is None else load_bytes(request.raw, str(request.recipe)),
     )  # fmt: skip
     if made.failed(request.config.strict):
         return made

@@ -6,21 +6,27 @@ planned from that file, never from the recipe file (which may have changed since
 never under a profile (the one JOB ran with is already in it); it is checked against the
 AutoModel release JOB was, renders what each rank runs as JOB's manifest recorded it, and
 links JOB's snapshot into its own directory (:mod:`automodel_launch.snapshot.reuse`).
+
+AutoModel resumes from the latest checkpoint in ``checkpoint.checkpoint_dir``: a plain
+rerun keeps JOB's directory and resumes from where JOB got; one that changes a recipe value
+trains from step 0 in a directory of its own (``--fresh`` and ``--resume`` choose;
+:mod:`automodel_launch.plan.checkpoints`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.layout import LAUNCH_CONFIG
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
+    from automodel_launch.plan.checkpoints import Latest
     from automodel_launch.plan.plan import JobPlan
     from automodel_launch.prepare import EntryChoice
     from automodel_launch.profiles.overrides import Override
@@ -29,6 +35,8 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 8 * 1024 * 1024
 """The largest ``launch.yaml`` read back (a recipe is a few kilobytes)."""
+Mode = Literal["auto", "fresh", "resume"]
+"""``--fresh``, ``--resume``, or neither: resume unless a recipe value changes."""
 
 
 class RerunError(LaunchError):
@@ -55,28 +63,42 @@ class Rerun:
 
 
 def plan_rerun(
-    first: Manifest, settings: Settings, sets: Sequence[Override] = (), *, submitting: bool = True
+    first: Manifest,
+    settings: Settings,
+    sets: Sequence[Override] = (),
+    *,
+    submitting: bool = True,
+    checkpoints: Mode = "auto",
 ) -> Rerun:
     """Validate job ``first`` again with ``sets`` on top (``.plan.report`` holds what was
-    found; render only a plan that passed)."""
-    from automodel_launch.loading.files import NotRegular, TooLarge, read_regular
+    found; render only a plan that passed); ``checkpoints``: ``fresh`` or ``resume`` as
+    ``--fresh``/``--resume`` ask, ``auto`` by whether ``sets`` change a recipe value."""
+    import os
+
+    from automodel_launch.jobs.files import Unreadable, read_job_bytes
+    from automodel_launch.loading import load_bytes
     from automodel_launch.plan.plan import plan_jobs
     from automodel_launch.prepare import EntryChoice
     from automodel_launch.profiles.overrides import Layers, parse_override
     from automodel_launch.snapshot.reuse import reused
 
-    source = Path(first.job_dir) / LAUNCH_CONFIG
+    job_dir = Path(first.job_dir)
+    source = job_dir / LAUNCH_CONFIG
     try:
-        raw = read_regular(source, MAX_BYTES)  # planned as read: the file is not read again
-    except FileNotFoundError:
+        raw = read_job_bytes(job_dir, LAUNCH_CONFIG, MAX_BYTES)  # planned as read, once
+    except Unreadable as exc:
+        raise RerunError(
+            f"job {first.id}: {exc}",
+            hint=f"automodel-launch wrote it as a regular file: restore it, or submit the "
+            f"recipe again: automodel-launch submit {first.config_path}",
+        ) from None
+    if raw is None:
         raise RerunError(
             f"job {first.id} has no {LAUNCH_CONFIG} in {first.job_dir}: it was submitted "
             "before automodel-launch kept the config a job ran with, or its directory was "
             "emptied",
             hint=f"submit its recipe again: automodel-launch submit {first.config_path}",
-        ) from None
-    except (NotRegular, TooLarge, OSError) as exc:
-        raise RerunError(f"{source}: {_why(exc)}; it is not one automodel-launch wrote") from None
+        )
     for override in sets:
         if override.loc[1:] == ("repo_root",):
             raise UsageError(
@@ -88,20 +110,143 @@ def plan_rerun(
         pinned = (parse_override(f"automodel_version={json.dumps(first.automodel_version)}"),)
     entry = first.entry
     choice = EntryChoice(entry.text, entry.command, entry.domain) if entry else EntryChoice()
-    layers = Layers(None, (*pinned, *sets), ambient=False)
-    plan = plan_jobs(source, settings, entry=choice, layers=layers, submitting=submitting, raw=raw)
-    plan.rerun_of = first
+    loaded = load_bytes(raw, str(source))
+    new = os.urandom(6).hex()
+    data = loaded.loaded.data if loaded.loaded is not None else {}
+    where, own = checkpoints_of(data, sets, first.id, new, checkpoints)
+    layers = Layers(None, (*pinned, *sets, *own), ambient=False)
+    plan = plan_jobs(
+        source, settings, entry=choice, layers=layers, submitting=submitting, loaded=loaded
+    )
+    plan.rerun_of, plan.job_id, plan.rerun_checkpoints = first, new, where
     code = None
     if not plan.failed(settings.strict):
         code = reused(first.id, Path(first.job_dir), first.code, first.sweep is not None)
     return Rerun(plan, choice, code, entry.nproc_per_node if entry is not None else 1)
 
 
-def _why(exc: BaseException) -> str:
-    from automodel_launch.loading.files import NotRegular, TooLarge
+@dataclass(frozen=True)
+class Checkpoints:
+    """Where a rerun writes its checkpoints, and why there."""
 
-    if isinstance(exc, TooLarge):
-        return f"{exc.size} bytes, over the {MAX_BYTES}-byte limit"
-    if isinstance(exc, NotRegular):
-        return f"not a regular file but {exc.kind}"
-    return getattr(exc, "strerror", None) or str(exc)
+    directory: str
+    first: str
+    """The id of the job run again."""
+    own: bool
+    """A directory of its own (False: the first job's, or the one ``--set`` names)."""
+    changed: tuple[str, ...] = ()
+    """The recipe values the rerun changes."""
+    given: bool = False
+    """``--set`` names the directory."""
+    explicit: bool = False
+    """``--fresh`` or ``--resume`` chose."""
+    restore_from: str | None = None
+    """``checkpoint.restore_from``: AutoModel restores it whatever the directory holds."""
+
+    def line(self, found: Latest) -> str:
+        """What the summary says: where, and what the rerun starts from (``found``: what
+        the directory holds, when it was looked into)."""
+        from automodel_launch.plan.checkpoints import relative
+
+        first = self.first
+        start = f"restores {self.restore_from}" if self.restore_from else "starts from step 0"
+        if self.own:
+            why = "--fresh" if self.explicit else (
+                f"the rerun changes {', '.join(self.changed)}; --resume resumes job {first}'s"
+            )  # fmt: skip
+            return f"{self.directory}: {start}, in a directory of its own ({why})"
+        whose = "the" if self.given else f"job {first}'s"
+        if self.restore_from:
+            state = f"{start} (checkpoint.restore_from)"
+        elif relative(self.directory):
+            state = "relative to the rerun's own working directory: starts from step 0 there"
+        elif found.note is not None:
+            state = f"resumes from {whose} latest checkpoint, if any ({found.note})"
+        elif found.step is None:
+            state = "no checkpoint yet: starts from step 0"
+        else:
+            state = f"resumes from step {found.step} of {whose} checkpoints"
+        if self.given:
+            return f"{self.directory} (--set): {state}"
+        if self.changed:
+            state += f", with changed values ({', '.join(self.changed)})"
+        return f"{self.directory}: {state}"
+
+
+def checkpoints_of(
+    data: Mapping[str, Any], sets: Sequence[Override], first: str, new: str, mode: Mode
+) -> tuple[Checkpoints | None, tuple[Override, ...]]:
+    """A rerun's checkpoint directory (None: it writes none) and the override that gives it
+    one of its own (``DIR/rerun-NEW``); a :class:`UsageError` for ``--fresh`` or
+    ``--resume`` that cannot hold."""
+    from automodel_launch.plan import checkpoints as ck
+    from automodel_launch.rules.skypilot_results import has_recipe
+
+    checkpoint = ck.section(data, sets)
+    base = ck.directory(checkpoint)
+    if not has_recipe(dict(data)) or not ck.enabled(checkpoint) or base is None:
+        if mode == "resume":
+            raise UsageError(f"--resume: job {first} writes no checkpoints (checkpoint.enabled "
+                             "is false): there is nothing to resume from")  # fmt: skip
+        return None, ()
+    restore = checkpoint.get("restore_from")
+    restore = restore if isinstance(restore, str) and restore.upper() != ck.LATEST else None
+    changed = changes(data, sets)
+    if ck.sets_directory(sets):
+        if mode != "auto":
+            raise UsageError(f"--{mode} with --set checkpoint.checkpoint_dir: the --set value "
+                             "chooses the directory", hint="give one of them")  # fmt: skip
+        return Checkpoints(base, first, False, changed, given=True, restore_from=restore), ()
+    if mode == "fresh" or (mode == "auto" and changed):
+        named = ck.named_inside(checkpoint)
+        if named is not None:
+            raise UsageError(
+                f"checkpoint.restore_from '{named}' is a checkpoint inside checkpoint_dir "
+                f"{base}, but this rerun writes a directory of its own",
+                hint=f"--set checkpoint.restore_from={ck.inside(base, named)}, or --resume",
+            )
+        path = ck.inside(base, f"rerun-{new}")
+        own = Checkpoints(path, first, True, changed, explicit=mode == "fresh",
+                          restore_from=restore)  # fmt: skip
+        return own, (ck.override(path, "--fresh"),)
+    if mode == "resume" and ck.relative(base):
+        raise UsageError(
+            f"--resume: job {first}'s checkpoint_dir '{base}' is relative: each job reads it "
+            "in its own working directory, and the rerun's is another",
+            hint="give the job an absolute checkpoint.checkpoint_dir to resume it",
+        )
+    kept = Checkpoints(base, first, False, changed, explicit=mode == "resume",
+                       restore_from=restore)  # fmt: skip
+    return kept, ()
+
+
+def changes(data: Mapping[str, Any], sets: Iterable[Override]) -> tuple[str, ...]:
+    """The recipe values (not the launcher's) ``sets`` give another value than ``data``
+    (``2`` and ``2.0`` differ, as ``diff`` tells them apart)."""
+    from automodel_launch.config.document import LAUNCHER_SECTIONS
+    from automodel_launch.diagnostics import dotted
+
+    found = []
+    for o in sets:
+        if o.problems or o.loc[0] in LAUNCHER_SECTIONS or o.loc == ("automodel_version",):
+            continue
+        if _text(_at(data, o.loc)) != _text(o.value):
+            found.append(dotted(o.loc))
+    return tuple(found)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def _at(data: Any, loc: Sequence[str | int]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return _ABSENT
+    return data
+
+
+_ABSENT = object()
+"""No value at all (not even null)."""

@@ -142,7 +142,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
         details = {"time": str(cfg.time), "nodes": cfg.nodes, "partition": cfg.partition}
         if cfg.gpus_per_node:
             details["gpus_per_node"] = cfg.gpus_per_node
-    sweep = os.urandom(6).hex() if plan.is_sweep else None
+    sweep = (plan.sweep_id or os.urandom(6).hex()) if plan.is_sweep else None
     assert plan.root is not None
     code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None
     entry = plan.entry
@@ -161,7 +161,9 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     for job in plan.jobs:
         settings = run_settings(job.report, hide)
         if plan.rerun_of is not None:
-            settings = rerun_settings(plan.rerun_of, settings)
+            own = plan.rerun_checkpoints
+            replaced = ("checkpoint.checkpoint_dir",) if own is not None and own.own else ()
+            settings = rerun_settings(plan.rerun_of, settings, replaced)
         if plan.remote is not None and plan.placement is not None:
             settings["remote"] = {
                 "name": plan.remote.name, "host": plan.remote.host, "port": plan.remote.port,
@@ -178,6 +180,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             sweep=sweep,
             point=job.point.index if sweep is not None else None,
             values=values_of(job) if sweep is not None else None,
+            job_id=plan.job_id if sweep is None else None,
             code=code,
             automodel_version=job.report.automodel_version,
             settings={**settings, **launch},

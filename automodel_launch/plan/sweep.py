@@ -6,8 +6,10 @@ Each value is read exactly as ``--set KEY=VALUE`` reads it (it becomes one
 holds a comma is written in a YAML flow list: ``--sweep 'KEY=[a, "b,c"]'``. Several
 ``--sweep`` options make the cartesian product, the first option varying slowest.
 
-A malformed option is a usage error (:class:`SweepError`) naming the option; a value that
-is no YAML value is the same diagnostic ``--set`` gives, named by the point.
+A malformed option is a usage error (:class:`SweepError`) naming the option; so is a
+value or key a point's manifest could not record (its bounds,
+:func:`automodel_launch.jobs.manifest.value_problem`): found before anything is written. A
+value that is no YAML value is the same diagnostic ``--set`` gives, named by the point.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ MAX_VALUES = 1000
 MAX_POINTS = 10_000
 """Points of a sweep (the product): more is no sweep a cluster would run."""
 MAX_AXES = 16
+"""``--sweep`` options: each is a value a point's manifest records (it keeps 32)."""
+SHOWN_CHARS = 40
+"""Characters of a value quoted in a message."""
 
 
 class SweepError(UsageError, ValueError):
@@ -82,7 +87,35 @@ def parse_axis(argument: str) -> Axis:
         overrides = tuple(parse_override(f"{dotted(loc)}={t}", "--sweep") for t in texts)
     except OverrideError as exc:  # a control character in a value
         raise SweepError(f"--sweep {dotted(loc)}: {exc}") from None
+    _recordable(dotted(loc), overrides)
     return Axis(dotted(loc), overrides)
+
+
+def recorded(value: Any) -> Any:
+    """A swept value as a point's manifest keeps it: a scalar, else its JSON text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _recordable(key: str, overrides: Sequence[Override]) -> None:
+    """Each value as a point's manifest must record it, by the manifest's own bounds."""
+    from automodel_launch.jobs.manifest import value_problem
+
+    wrong = value_problem(key, None)
+    if wrong is not None:
+        raise SweepError(f"--sweep {key[: SHOWN_CHARS - 3]}... ({len(key)} characters): {wrong}")
+    for override in overrides:
+        why = value_problem(key, recorded(override.value))
+        if why is None:
+            continue
+        text = override.argument.partition("=")[2]  # as written (a key holds no '=')
+        shown = text if len(text) <= SHOWN_CHARS else f"{text[: SHOWN_CHARS - 3]}..."
+        size = f" ({len(text)} characters)" if len(text) > SHOWN_CHARS else ""
+        raise SweepError(
+            f"--sweep {key}: the value '{shown}'{size} is not one a sweep point records: {why}",
+            hint=f"sweep values that fit; submit one that does not with --set {key}=VALUE",
+        )
 
 
 def _comma_items(key: str, text: str) -> list[str]:
@@ -97,7 +130,7 @@ def _comma_items(key: str, text: str) -> list[str]:
 
 def _flow_items(key: str, text: str) -> list[str]:
     """Each item of a YAML flow list, as the text ``--set`` would be given for it."""
-    result = load_text(f"v: {text}", "--sweep")
+    result = load_text(f"v: {text}")
     loaded = result.loaded
     items = loaded.data.get("v") if loaded is not None else None
     if loaded is None or result.diagnostics or not isinstance(items, list) or not items:
@@ -124,7 +157,7 @@ def points(axes: Sequence[Axis], sets: Sequence[Override] = ()) -> list[Point]:
     for key in keys:
         if key in fixed:
             raise SweepError(f"{key} is given to both --set and --sweep: keep one")
-    nested = [(a, b) for a in keys for b in keys if a != b and b.startswith(a + ".")]
+    nested = [(a, b) for a in keys for b in keys if a != b and b.startswith((a + ".", a + "["))]
     if nested:
         outer, inner = nested[0]
         raise SweepError(f"--sweep {outer} and --sweep {inner}: one field holds the other")

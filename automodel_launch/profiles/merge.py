@@ -49,7 +49,8 @@ class MergedFile(LoadedFile):
 
 
 class _Collector(Collector):
-    """A file's "quote it" hint, said the way a ``--set`` argument is quoted."""
+    """A file's "quote it" hint, said the way a ``--set`` (or ``--sweep``) argument is
+    quoted."""
 
     def add(
         self,
@@ -66,7 +67,7 @@ class _Collector(Collector):
         origin = added.origin
         if hint and hint.startswith(_QUOTE) and origin is not None and origin.kind == "set":
             key, _, text = origin.where.partition("=")
-            quoted = f"""{_QUOTE}--set '{key}="{text}"'"""
+            quoted = f"""{_QUOTE}{origin.option} '{key}="{text}"'"""
             self.items[-1] = dataclasses.replace(added, hint=self.hide(quoted))
 
 

@@ -79,13 +79,15 @@ def _cut(loaded: LoadedFile) -> str | None:
 
 
 def as_automodel_reads(loaded: LoadedFile) -> dict[str, Any]:
-    """The file's data with every unquoted scalar read as YAML 1.1 (PyYAML) reads it."""
+    """The file's data with every unquoted scalar read as YAML 1.1 (PyYAML) reads it (a
+    section the file wrote empty that ``--set`` filled is a mapping now: kept)."""
     data: dict[str, Any] = _copy(loaded.data)
     for loc, text in _from_the_file(loaded).items():
         parent: Any = data
         for part in loc[:-1]:
             parent = parent[part]
-        parent[loc[-1]] = resolve_document_scalar(text)
+        if not isinstance(parent[loc[-1]], (dict, list)):
+            parent[loc[-1]] = resolve_document_scalar(text)
     return data
 
 

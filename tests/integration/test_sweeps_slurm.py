@@ -1,9 +1,11 @@
 """Sweeps on the real local Slurm cluster: one job array, at most --max-parallel tasks at
-once, each task training on its own point's config; a bad point submits nothing; --after.
+once, each task training on its own point's config in its own checkpoint directory; a bad
+point submits nothing; --after; rerun says what it resumes from.
 
-Tasks run ``harness/sweep_trainer.py``: it reads its job config, trains on CPU over
-gloo, and prints its lr, steps and start/end times. The tests wait for states, never for
-a time; a task that must be running while it is looked at is held by a gate file.
+Tasks run ``harness/sweep_trainer.py``: it reads its job config, resumes from the latest
+checkpoint in its checkpoint directory as AutoModel does, trains on CPU over gloo, and
+prints its lr, steps and start/end times. The tests wait for states, never for a time; a
+task that must be running while it is looked at is held by a gate file.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import pytest
 from tests.integration.conftest import SWEEP_RECIPE
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.test_jobs_slurm import Cli
+from tests.integration.waiting import status_until
 
 pytestmark = pytest.mark.integration
+FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
 
 
 @pytest.fixture
@@ -83,6 +87,70 @@ def test_a_sweep_is_one_array_each_task_on_its_own_point(cli: Cli) -> None:
     spans = [(float(start), float(end)) for *_, start, end in lines]
     most = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
     assert 1 <= most <= 2, spans
+
+
+def resumed(job_dir: Path) -> tuple[int, str]:
+    """The step the trainer of a job resumed from, and its checkpoint directory."""
+    log = "".join(path.read_text() for path in job_dir.glob("*.out"))
+    found = re.findall(r"^\[rank0\]:resume step=(\d+) checkpoint_dir=(\S+)$", log, re.M)
+    assert len(found) == 1, log
+    return int(found[0][0]), found[0][1]
+
+
+def test_points_train_in_their_own_checkpoint_directories_and_a_rerun_says_where_it_resumes(
+    cli: Cli,
+) -> None:
+    ck = cli.tmp / "ck"
+    (ck / "epoch_0_step_4").mkdir(parents=True)  # an earlier run of the recipe got to step 4
+    # every job at once, on shared nodes of this one host: each its own rendezvous port
+    shared = "  exclusive: false\n  master_port: auto\n"
+    config = cli.config(
+        "ckptsweep", extra=shared + SWEEP_RECIPE + f"checkpoint:\n  checkpoint_dir: {ck}\n"
+    )
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}}"
+    done = cli.run(
+        "submit", str(config), "--entry", entry, "--no-preflight",
+        "--sweep", "optimizer.lr=0.01,0.02,0.03",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    points = points_of(cli, done.stdout)
+    sweep = str(points[0]["sweep"])
+    own = [ck / f"sweep-{sweep}" / "points" / str(i) for i in range(3)]
+    assert f"  checkpoints    {ck}/sweep-{sweep}/points/INDEX, one per point\n" in done.stderr
+    ended = status_until(
+        lambda: cli.status(sweep), lambda s: set(s["states"]) <= FINAL, timeout=300, pause=0.5
+    )
+    assert ended["states"] == {"COMPLETED": 3}, ended
+    # every point trained from step 0, each in its own directory, the recipe's untouched
+    assert [resumed(Path(str(p["job_dir"]))) for p in points] == [(0, str(d)) for d in own]
+    assert [sorted(p.name for p in d.iterdir()) for d in own] == [["epoch_0_step_5"]] * 3
+    assert sorted(p.name for p in ck.iterdir()) == ["epoch_0_step_4", f"sweep-{sweep}"]
+    # a plain rerun of point 0 resumes from its last step; one with another lr starts over
+    first = str(points[0]["id"])
+    plain = cli.run("rerun", first, "--no-preflight")
+    assert plain.returncode == 0, plain.stderr
+    assert (
+        f"  checkpoints    {own[0]}: resumes from step 5 of job {first}'s checkpoints\n"
+    ) in plain.stderr
+    changed = cli.run("rerun", first, "--no-preflight", "--set", "optimizer.lr=0.5")
+    assert changed.returncode == 0, changed.stderr
+    again, other = (
+        re.search(r"^recorded as job (\w+): ", d.stdout, re.M) for d in (plain, changed)
+    )
+    assert again and other, plain.stdout + changed.stdout
+    fresh = own[0] / f"rerun-{other.group(1)}"
+    assert (
+        f"  checkpoints    {fresh}: starts from step 0, in a directory of its own (the rerun "
+        f"changes optimizer.lr; --resume resumes job {first}'s)\n"
+    ) in changed.stderr
+    dirs = {}
+    for job in (again.group(1), other.group(1)):
+        shown = cli.wait_for(job, {"COMPLETED", "FAILED", "CANCELLED"})
+        dirs[job] = Path(str(shown["job_dir"]))
+        log = "".join(path.read_text() for path in dirs[job].glob("*.out"))
+        assert shown["state"] == "COMPLETED", log
+    assert resumed(dirs[again.group(1)]) == (5, str(own[0]))
+    assert resumed(dirs[other.group(1)]) == (0, str(fresh))
 
 
 def test_a_sweep_with_one_bad_point_submits_nothing(cli: Cli) -> None:

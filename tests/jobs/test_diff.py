@@ -129,8 +129,10 @@ def test_a_sweep_is_no_job_to_compare(recipe: Path, cli: Cli) -> None:  # noqa: 
                     config=api.settings(check_paths=False))  # fmt: skip
     done = api.submit(plan)
     first, second = done.manifests
+    # each point's own checkpoint directory is a --sweep value of the point, as its lr is
     assert [d.key for d in api.diff(first.id, second.id).differences] == [
-        "--sweep optimizer.lr", "config.optimizer.lr",
+        "--sweep checkpoint.checkpoint_dir", "--sweep optimizer.lr",
+        "config.checkpoint.checkpoint_dir", "config.optimizer.lr",
     ]  # fmt: skip
     code, _, err = cli("diff", str(done.sweep), first.id)
     assert code == 1

@@ -76,10 +76,13 @@ def test_a_sweep_point_records_its_own_value_as_sweep(recipe: Path) -> None:
                     config=api.settings(check_paths=False), submitting=True,
                     snapshot=False)  # fmt: skip
     points = [read_manifest(Path(m.job_dir)) for m in api.submit(plan).manifests]
+    own = [f"checkpoint.checkpoint_dir=checkpoints/sweep-{plan.sweep_id}/points/{i}"
+           for i in (0, 1)]  # fmt: skip
     assert [sorted((o.option, o.argument) for o in p.overrides) for p in points] == [
-        [("--set", "slurm.nodes=2"), ("--sweep", "optimizer.lr=1e-5")],
-        [("--set", "slurm.nodes=2"), ("--sweep", "optimizer.lr=1e-4")],
+        [("--set", "slurm.nodes=2"), ("--sweep", own[0]), ("--sweep", "optimizer.lr=1e-5")],
+        [("--set", "slurm.nodes=2"), ("--sweep", own[1]), ("--sweep", "optimizer.lr=1e-4")],
     ]
+    assert {p.sweep for p in points} == {plan.sweep_id}
 
 
 def test_a_plain_submit_records_no_profile_no_set_and_the_recipe_s_image(recipe: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,8 +55,11 @@ def test_render_shows_the_plan_and_one_array_script(tmp_path: Path) -> None:
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
     done = run("render", "r.yaml", *SWEEP, "--max-parallel", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    sweep = re.search(r"checkpoints/sweep-([0-9a-f]{12})/points/INDEX", done.stderr)
+    assert sweep, done.stderr
     assert done.stderr.splitlines() == [
         "sweep: 4 points over optimizer.lr, step_scheduler.max_steps, at most 2 at once",
+        f"  checkpoints: checkpoints/sweep-{sweep.group(1)}/points/INDEX, one per point",
         "  point 0: optimizer.lr=1e-5, step_scheduler.max_steps=2",
         "  point 1: optimizer.lr=1e-5, step_scheduler.max_steps=3",
         "  point 2: optimizer.lr=1e-4, step_scheduler.max_steps=2",
@@ -100,6 +104,27 @@ def test_one_bad_point_submits_nothing_and_is_named(tmp_path: Path) -> None:
     ) in done.stderr
     assert not (tmp_path / "bin" / "sbatch.calls").exists()
     assert not (tmp_path / "slurm_jobs").exists()
+
+
+def test_a_value_no_point_could_record_submits_nothing_and_leaves_nothing(tmp_path: Path) -> None:
+    """Checked with the options, by the manifest's bounds: never found only once the sweep's
+    directory is claimed (it was left behind, empty)."""
+    fake(tmp_path / "bin", "sbatch", 'echo called >> "$0.calls"\necho 4242\n')
+    (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
+    long = "/scratch/" + "a" * 300
+    done = run(
+        "submit", "r.yaml", "--no-preflight", "--sweep", f"checkpoint.checkpoint_dir={long},/b",
+        cwd=tmp_path, bin_dir=tmp_path / "bin",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    said = " ".join(done.stderr.replace("│", " ").split())  # the usage error's box, unwrapped
+    assert (
+        f"--sweep checkpoint.checkpoint_dir: the value '{long[:37]}...' (309 characters) is "
+        in said
+    )
+    assert not (tmp_path / "bin" / "sbatch.calls").exists()
+    assert not (tmp_path / "slurm_jobs").exists()
+    assert not (tmp_path / "state").exists()
 
 
 def test_a_swept_slurm_field_is_refused_for_an_array(tmp_path: Path) -> None:

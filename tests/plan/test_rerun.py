@@ -11,6 +11,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,10 +106,12 @@ def test_a_rerun_runs_the_first_jobs_config_and_code(first: dict[str, object]) -
     assert (code["commit"], code["dirty"], code["snapshot"]) == (first["head"], True, f"{new}/code")
     assert code["diff"] == f"{new}/code.diff"
     # diff names the one value the rerun changed
+    # and the checkpoint directory of its own it got for changing it
     shown = run("diff", old_id, new_id.group(1), cwd=tmp)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines() == [
         "--set step_scheduler.max_steps: (none) -> 5",
+        f"config.checkpoint.checkpoint_dir: (none) -> checkpoints/rerun-{new_id.group(1)}",
         "config.step_scheduler.max_steps: 2 -> 5",
     ]
 
@@ -183,21 +186,29 @@ def test_a_job_without_its_launch_config_says_how_to_run_it_again(
     )
 
 
-@pytest.mark.parametrize("kind", ["fifo", "huge", "gone-code"])
+@pytest.mark.parametrize("kind", ["fifo", "huge", "link", "gone-code"])
 def test_a_tampered_job_directory_is_refused_in_one_line(
     first: dict[str, object], kind: str
 ) -> None:
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
-    old = job_dir_of(tmp, str(first["id"]))
+    job = str(first["id"])
+    old = job_dir_of(tmp, job)
+    cannot = f"error: job {job}: cannot read {old}/launch.yaml: "
     if kind == "fifo":
         (old / "launch.yaml").unlink()
         os.mkfifo(old / "launch.yaml")
-        expected = f"error: {old}/launch.yaml: not a regular file but a named pipe;"
+        expected = cannot + "it is a named pipe, not a file\n"
     elif kind == "huge":
         with (old / "launch.yaml").open("a") as file:
             file.truncate(9 * 1024 * 1024)
-        expected = f"error: {old}/launch.yaml: 9437184 bytes, over the 8388608-byte limit;"
+        expected = cannot + "9437184 bytes is more than the 8388608 it may hold\n"
+    elif kind == "link":  # to another job's config, which validates: never followed
+        other = tmp / "other.yaml"
+        other.write_text((old / "launch.yaml").read_text().replace("max_steps: 2", "max_steps: 9"))
+        (old / "launch.yaml").unlink()
+        (old / "launch.yaml").symlink_to(other)
+        expected = cannot + "it is a symbolic link, not a file\n"
     else:
         for path in sorted((old / "code").rglob("*"), reverse=True):
             path.unlink() if path.is_file() else path.rmdir()
@@ -206,6 +217,11 @@ def test_a_tampered_job_directory_is_refused_in_one_line(
     done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp, bin_dir=tmp / "bin")
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith(expected), done.stderr
+    if kind != "gone-code":
+        assert done.stderr.endswith(
+            "    hint: automodel-launch wrote it as a regular file: restore it, or submit the "
+            f"recipe again: automodel-launch submit {tmp}/r.yaml\n"
+        )
     assert "Traceback" not in done.stderr
     assert len(list((tmp / "jobs").iterdir())) == 1
 
@@ -261,7 +277,7 @@ def test_the_launch_config_checked_is_the_one_planned(
 ) -> None:
     """``launch.yaml`` is read once: replaced right after it was read, the rerun still runs
     what was read (and a config that does not validate is named by its path and line)."""
-    from automodel_launch.loading import files
+    from automodel_launch.jobs import files
     from automodel_launch.plan.rerun import plan_rerun
 
     tmp = first["tmp"]
@@ -275,9 +291,9 @@ def test_the_launch_config_checked_is_the_one_planned(
     real = files.read_regular
     reads: list[Path] = []
 
-    def read_then_swap(path: str | Path, limit: int) -> bytes:
-        raw = real(path, limit)
-        if Path(path) == launch:
+    def read_then_swap(path: str | Path, limit: int, **where: Any) -> bytes:
+        raw = real(path, limit, **where)
+        if Path(path) == Path(launch.name):
             reads.append(launch)
             launch.write_text(swapped)
         return raw

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
-from automodel_launch.plan.sweep import MAX_POINTS, SweepError, parse_axis, points
+from automodel_launch.jobs import manifest
+from automodel_launch.jobs.manifest import MAX_DETAIL_CHARS, MAX_VALUE_KEY_CHARS
+from automodel_launch.plan.sweep import (
+    MAX_AXES,
+    MAX_POINTS,
+    MAX_VALUES,
+    SHOWN_CHARS,
+    Point,
+    SweepError,
+    parse_axis,
+    points,
+    recorded,
+)
 from automodel_launch.profiles.overrides import parse_override
 
 
@@ -79,3 +93,151 @@ def test_a_product_past_the_limit_is_refused_before_it_is_made() -> None:
     with pytest.raises(SweepError) as raised:
         points([parse_axis(f"a={values}"), parse_axis(f"b={values}")])
     assert str(raised.value) == f"the sweep makes 10,201 points; at most {MAX_POINTS:,}"
+
+
+def test_the_key_ends_at_the_first_equals_sign_and_may_be_spaced() -> None:
+    axis = parse_axis(" dataset.name =a=1, b=2")
+    assert axis.key == "dataset.name"
+    assert [o.value for o in axis.overrides] == ["a=1", "b=2"]
+    assert [o.argument for o in axis.overrides] == ["dataset.name=a=1", "dataset.name=b=2"]
+
+
+def test_a_flow_list_may_follow_spaces() -> None:
+    axis = parse_axis("k= [1, 2]")
+    assert [o.value for o in axis.overrides] == [1, 2]
+
+
+def test_a_quoted_flow_item_is_given_as_json_text() -> None:
+    axis = parse_axis('k=["é", "", null, 2024-01-05]')
+    assert [o.argument for o in axis.overrides] == ['k="é"', 'k=""', "k=null", "k=2024-01-05"]
+    assert [o.value for o in axis.overrides] == ["é", "", None, "2024-01-05"]
+
+
+@pytest.mark.parametrize(
+    "text", ["[1] [2]", "[1, 2", " [a: 1", "[]", "[a, b]]", "[{a: 1, a: 2}, 3]"]
+)
+def test_what_is_no_flow_list_of_values_is_refused(text: str) -> None:
+    with pytest.raises(SweepError) as raised:
+        parse_axis(f"k={text}")
+    assert str(raised.value) == (
+        f"--sweep k: '{text}' is not a YAML list of values; write k='[a, \"b,c\"]'"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "  ", "1,", ", 1", "1, ,2"])
+def test_an_empty_value_says_how_to_write_one(text: str) -> None:
+    with pytest.raises(SweepError) as raised:
+        parse_axis(f"k={text}")
+    assert str(raised.value) == (
+        "--sweep k: an empty value; write KEY=V1,V2 (a value with a comma or an empty text "
+        'goes in a YAML list: k=\'[a, "b,c", ""]\')'
+    )
+
+
+def test_a_value_given_twice_is_named() -> None:
+    with pytest.raises(SweepError) as raised:
+        parse_axis("k=1,2,3,2")
+    assert str(raised.value) == "--sweep k lists the value '2' twice: each point must differ"
+    assert [o.value for o in parse_axis("k=1,01").overrides] == [1, 1]  # two spellings
+
+
+def test_one_option_takes_at_most_a_thousand_values() -> None:
+    assert MAX_VALUES == 1000
+    assert len(parse_axis("k=" + ",".join(map(str, range(1000)))).overrides) == 1000
+    with pytest.raises(SweepError) as raised:
+        parse_axis("k=" + ",".join(map(str, range(1001))))
+    assert str(raised.value) == "--sweep k has 1001 values; at most 1000"
+
+
+def test_a_point_s_values_and_label_are_its_overrides() -> None:
+    made = points([parse_axis("optimizer.lr=1e-5,1e-4"), parse_axis("peft.dim=[8, 16]")])
+    assert made[1].values == {"optimizer.lr": 1e-5, "peft.dim": 16}
+    assert made[1].label == "optimizer.lr=1e-5, peft.dim=16"
+    assert points([]) == [Point(0, ())]
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        (None, None), (True, True), (3, 3), (2.5, 2.5), ("é", "é"),
+        ([1, "é"], '[1, "é"]'), ({"a": None}, '{"a": null}'), (date(2024, 1, 5), '"2024-01-05"'),
+    ],
+)  # fmt: skip
+def test_a_value_is_recorded_as_a_scalar_or_its_json_text(value: object, kept: object) -> None:
+    assert recorded(value) == kept and type(recorded(value)) is type(kept)
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("k=[" + "x" * 257 + ", y]",
+         f"--sweep k: the value '{'x' * 37}...' (257 characters) is not one a sweep point "
+         f"records: should be a boolean, an integer, a number or a text of at most "
+         f"{MAX_DETAIL_CHARS} characters"),
+        ("k=x=" + "y" * 300,  # the value as written: after the first '=' of the argument
+         f"--sweep k: the value 'x={'y' * 35}...' (302 characters) is not "
+         "one a sweep point records: should be a boolean, an integer, a number or a text of at "
+         f"most {MAX_DETAIL_CHARS} characters"),
+        ("k=1,.inf",
+         "--sweep k: the value '.inf' is not one a sweep point records: should be a boolean, "
+         f"an integer, a number or a text of at most {MAX_DETAIL_CHARS} characters"),
+        ("k=[[" + ", ".join(["1234567"] * 30) + "]]",  # a list: recorded as its JSON text
+         "--sweep k: the value '" + ("[" + ", ".join(["1234567"] * 30) + "]")[:37] + "...' "
+         "(270 characters) is not one a sweep point records: should be a boolean, an integer, "
+         f"a number or a text of at most {MAX_DETAIL_CHARS} characters"),
+        ("k=" + str(2**64),
+         f"--sweep k: the value '{2**64}' is not one a sweep point records: should be a "
+         f"boolean, an integer, a number or a text of at most {MAX_DETAIL_CHARS} characters"),
+        ("a" * 201 + "=1,2",
+         f"--sweep {'a' * 37}... (201 characters): a point records keys of at most "
+         f"{MAX_VALUE_KEY_CHARS} characters"),
+    ],
+)  # fmt: skip
+def test_a_value_a_point_could_not_record_is_refused_before_anything_is_written(
+    argument: str, message: str
+) -> None:
+    with pytest.raises(SweepError) as raised:
+        parse_axis(argument)
+    assert str(raised.value) == message
+    key = argument.partition("=")[0]
+    assert raised.value.hint == (
+        None
+        if len(key) > MAX_VALUE_KEY_CHARS
+        else f"sweep values that fit; submit one that does not with --set {key}=VALUE"
+    )
+
+
+def test_the_longest_value_and_key_a_point_records_are_taken() -> None:
+    longest = "x" * MAX_DETAIL_CHARS
+    assert parse_axis(f"k={longest},y").overrides[0].value == longest
+    assert parse_axis("a" * MAX_VALUE_KEY_CHARS + "=1,2").key == "a" * MAX_VALUE_KEY_CHARS
+    short = "x" * (SHOWN_CHARS + 300)
+    with pytest.raises(SweepError, match=f"the value '{'x' * (SHOWN_CHARS - 3)}\\.\\.\\.' "):
+        parse_axis(f"k={short}")
+    exact = "1" + "0" * (SHOWN_CHARS - 1)  # a number past 64 bits, shown whole
+    with pytest.raises(SweepError, match=f"the value '{exact}' is not one"):
+        parse_axis(f"k={exact}")
+    with pytest.raises(SweepError, match=f"the value '{exact[:-3]}...' \\(41 characters\\)"):
+        parse_axis(f"k={exact}0")
+
+
+def test_the_sweep_s_bounds_are_within_what_its_points_record() -> None:
+    assert MAX_POINTS <= manifest.MAX_POINTS
+    assert MAX_AXES <= manifest.MAX_VALUES
+
+
+def test_at_most_sixteen_options_and_ten_thousand_points() -> None:
+    axes = [parse_axis(f"k{i}=1") for i in range(16)]
+    assert len(points(axes)) == 1
+    with pytest.raises(SweepError) as raised:
+        points([*axes, parse_axis("extra=1")])
+    assert str(raised.value) == "17 --sweep options; at most 16"
+    hundred = ",".join(map(str, range(100)))
+    assert len(points([parse_axis(f"a={hundred}"), parse_axis(f"b={hundred}")])) == MAX_POINTS
+
+
+def test_fields_that_only_share_a_start_are_no_nesting() -> None:
+    made = points([parse_axis("optimizer.lr=1,2"), parse_axis("optimizer.lr_min=3,4")])
+    assert len(made) == 4
+    with pytest.raises(SweepError, match="--sweep a and --sweep a\\[0\\]: one field holds"):
+        points([parse_axis("a=[[1], [2]]"), parse_axis("a[0]=1,2")])

@@ -38,7 +38,7 @@ def test_the_job_config_keeps_every_comment(check: Check) -> None:
 
 
 def test_a_new_key_or_a_mapping_falls_back_to_the_dump(check: Check) -> None:
-    for argument in ("model.name=x", "optimizer={lr: 1}"):
+    for argument in ("step_scheduler.warmup=5", "optimizer={lr: 1}", "model={name: x}"):
         report = check(RECIPE, argument, purpose="render")
         assert report.loaded is not None
         assert report.loaded.text == RECIPE
@@ -137,8 +137,49 @@ def test_a_multi_line_value_is_left_to_the_dump() -> None:
     assert spliced(loaded, [parse_override("name=z")]) is None
     assert spliced(loaded, [parse_override("other=2")]) == text.replace("other: 1", "other: 2")
     assert spliced(loaded, [parse_override("other=[1]")]) is None  # a list: the dump
-    assert spliced(loaded, [parse_override("missing=1")]) is None  # a new key: the dump
+    assert spliced(loaded, [parse_override("missing=[1]")]) is None  # a list: the dump
     assert spliced(loaded, []) is None
+
+
+def test_a_section_the_recipe_lacks_is_added_at_its_end(check: Check) -> None:
+    """Every line of the file stays where it is: the new section comes after them all."""
+    report = check(RECIPE, "checkpoint.checkpoint_dir=/ck/a b", "model.cfg.name='yes'",
+                   "model.cfg.size=2", "optimizer.lr=2e-5", purpose="render")  # fmt: skip
+    assert report.loaded is not None
+    assert report.loaded.text == RECIPE.replace("lr: 1.0e-4", "lr: 2.0e-05") + (
+        "checkpoint:\n  checkpoint_dir: /ck/a b\nmodel:\n  cfg:\n    name: 'yes'\n    size: 2\n"
+    )
+    assert job_config_text(report.loaded).startswith("# the recipe\n")  # kept, not dumped
+    # no line break at the end of the file: one is added before the section
+    loaded = load_text("name: x", "recipe.yaml").loaded
+    assert loaded is not None
+    assert spliced(loaded, [parse_override("new.key=1")]) == "name: x\nnew:\n  key: 1\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("{name: x}\n", ["new.key=1"]),  # a flow-style file: no line of its own to add
+        ("name: x\n", ["new=1", "new.key=2"]),  # one place, two values
+        ("name: x\n", ["new.key=1", "new=2"]),
+        ("name: x\n", ["new.key=1", "new.key.deeper=2"]),
+        ("name: x\n", ["new.key=[1]"]),
+        ("name: x\n", ["new[0]=1"]),
+    ],
+)
+def test_a_new_section_no_lines_can_hold_is_left_to_the_dump(
+    text: str, arguments: list[str]
+) -> None:
+    loaded = load_text(text, "recipe.yaml").loaded
+    assert loaded is not None
+    assert spliced(loaded, [parse_override(a) for a in arguments]) is None
+
+
+def test_a_new_key_no_line_can_hold_is_left_to_the_dump() -> None:
+    loaded = load_text("name: x\n", "recipe.yaml").loaded
+    assert loaded is not None
+    assert spliced(loaded, [Override("new...", ("new", "a\u2028b"), 1)]) is None
+    assert spliced(loaded, [Override("new...", ("new", "a", "b\x85"), 1)]) is None
 
 
 def test_two_values_on_one_line_are_both_written_right_to_left() -> None:

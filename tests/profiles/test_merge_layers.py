@@ -222,3 +222,30 @@ def test_only_a_quote_it_hint_is_rewritten_for_set(check: Check) -> None:
     assert port.hint == "pick a free port in 1024..65535, or 'auto' to derive one from the job id"
     nodes = check("slurm: {}\n", "slurm.nodes=0").diagnostics
     assert [d.hint for d in nodes] == [None]
+
+
+def test_a_value_from_sweep_is_labelled_sweep_and_quoted_as_sweep_takes_it() -> None:
+    """A sweep point's value is a ``--sweep`` argument wherever a diagnostic names it."""
+    from automodel_launch.validation import validate_loaded
+    from tests.conftest import offline_settings
+
+    loaded = load_text("skypilot:\n  cloud: aws\n", "recipe.yaml").loaded
+    assert loaded is not None
+    layers = Layers(None, (parse_override("skypilot.region=no", "--sweep"),))
+    report = validate_loaded(loaded, offline_settings(), layers=layers)  # type: ignore[arg-type]
+    (trap,) = [d for d in report.diagnostics if d.code == "yaml11-trap"]
+    assert trap.origin is not None
+    assert (trap.origin.label, trap.origin.option) == ("--sweep skypilot.region=no", "--sweep")
+    assert trap.hint == "quote it: --sweep 'skypilot.region=\"no\"'"
+
+
+def test_a_key_set_in_a_section_written_empty_reaches_the_job_config(check: Check) -> None:
+    """``checkpoint:`` with nothing under it is null; a --set inside it makes it a mapping,
+    and the job config holds that mapping, not the null the recipe wrote."""
+    report = check(RECIPE + "checkpoint:\nslurm:\n  nodes: 1\n", "checkpoint.checkpoint_dir=/ck",
+                   purpose="render")  # fmt: skip
+    loaded = report.loaded
+    assert isinstance(loaded, MergedFile)
+    assert loaded.data["checkpoint"] == {"checkpoint_dir": "/ck"}
+    again = load_text(job_config_text(loaded), "job.yaml").loaded
+    assert again is not None and again.data["checkpoint"] == {"checkpoint_dir": "/ck"}
