@@ -25,8 +25,16 @@ FORMAT = 1
 PACKAGE = "nemo_automodel"
 
 
-def automodel_table(sources: Mapping[str, str], version: str, source: str) -> dict[str, object]:
-    """The table of an AutoModel package (``sources``: ``nemo_automodel/...py`` -> text)."""
+class Unparsed(ValueError):
+    """A module of the package that Python cannot parse (the message says where, why)."""
+
+
+def automodel_table(
+    sources: Mapping[str, str], version: str, source: str, *, every_module: bool = False
+) -> dict[str, object]:
+    """The table of an AutoModel package (``sources``: ``nemo_automodel/...py`` -> text);
+    ``every_module``: :class:`Unparsed` when a module cannot be parsed (else it is left
+    out, as Python leaves out a module nothing imports)."""
     from automodel_launch.automodel.extract.builds import (
         SUPPLIED_BY_HAND,
         recipe_classes,
@@ -39,6 +47,11 @@ def automodel_table(sources: Mapping[str, str], version: str, source: str) -> di
 
     with uncollected():
         index = Index(sources, PACKAGE)
+        if every_module and index.unparsed:
+            from automodel_launch.automodel.extract.index import why_unparsed
+
+            first = index.unparsed[0]
+            raise Unparsed(why_unparsed(first, sources[first]))
         callables, aliases, opened = index.table()
         recipes = recipe_classes(sources)
         return {

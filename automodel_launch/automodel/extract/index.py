@@ -61,12 +61,23 @@ def parse(path: str, text: str, *, recipe: bool = False) -> ast.Module | None:
     :mod:`~automodel_launch.automodel.extract.reads`), None when Python cannot parse it."""
     try:
         return ast.parse(elide(text, read_marks(text, recipe=recipe)), path)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # what the elision left is no module: the text as written decides
     try:
         return ast.parse(text, filename=path)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def why_unparsed(path: str, text: str) -> str:
+    """What Python says of a module :func:`parse` could not parse."""
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        return f"{path}:{exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"{path}: {type(exc).__name__}: {exc}"[:200]
+    return f"{path}: cannot be parsed"
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -125,6 +136,8 @@ class Parsed:
         modules under ``pkg/recipes/`` are recipe modules (:func:`parse`)."""
         self.package = package
         self.modules: dict[str, Module] = {}
+        self.unparsed: list[str] = []
+        """Paths of the modules Python cannot parse (left out)."""
         self._recipes = f"{package}/recipes/"
         with uncollected():
             self._parse(sources)
@@ -138,6 +151,7 @@ class Parsed:
             name = ".".join(parts[:-1] if is_package else parts)
             tree = parse(path, text, recipe=path.startswith(self._recipes))
             if tree is None:
+                self.unparsed.append(path)
                 continue
             self.modules[name] = Module(name, tree, is_package, text)
 

@@ -12,7 +12,8 @@ read:
   (:mod:`~automodel_launch.automodel.extract.signatures`);
 - the calls of a section's class and ``parse_distributed_section``
   (:mod:`~automodel_launch.automodel.extract.sections`);
-- a mapping made a typed config (``Cls(**kwargs["key"])``), a data set's ``__len__``,
+- a mapping made a typed config (``Cls(**kwargs["key"])``, a resolver's
+  ``BagelBackendConfig(**overrides)``), a data set's ``__len__``,
   NeMo-Run's ``apply_overrides`` (:mod:`~automodel_launch.automodel.extract.facts`);
 - in a recipe module also: a section read from the config (``parallelizer``,
   ``moe_config``, ``rng``) and a data loader's config node (``dataloader``, ``dl``).
@@ -40,6 +41,7 @@ IN_BODIES: tuple[Read, ...] = (
     Read("dataclass"),
     Read("forbid"),
     Read("(**", then=re.compile(r"\(\*\*\s*[\w.]+\s*\[")),
+    Read("Config(**"),
     Read("StepScheduler(", boundary_before=True),
     Read("CheckpointingConfig(", boundary_before=True),
     Read("parse_distributed_section"),
