@@ -226,7 +226,9 @@ def test_a_pydantic_model_ignores_unknown_fields_unless_it_forbids_them() -> Non
     assert callables["pkg.mod.Strict"] == "lr"
 
 
-def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
+def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     idx = index(
         pkg__sched="""
         class StepScheduler:
@@ -251,11 +253,9 @@ def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
         """,
     )
     callables, _, _ = idx.table()  # type: ignore[attr-defined]
-    sections.SECTION_TARGETS["step_scheduler"] = ("pkg.sched.StepScheduler",)
-    try:
-        built = sections.section_builds(idx, callables, {})
-    finally:
-        del sections.SECTION_TARGETS["step_scheduler"]
+    # in place of AutoModel's own entry, which later tests need as it was
+    monkeypatch.setitem(sections.SECTION_TARGETS, "step_scheduler", ("pkg.sched.StepScheduler",))
+    built = sections.section_builds(idx, callables, {})
     assert built["*"]["step_scheduler"] == {
         "target": "pkg.sched.StepScheduler",
         "supplied": "dataloader dp_size global_batch_size restore_from",
