@@ -9,14 +9,16 @@ commands: its hooks, ``core.fsmonitor``).
   as git hashes a blob) differs too. Changes staged in the index are not told apart from
   the commit (that needs git's packed objects).
 
-Anything unexpected (no repository, a ref that cannot be read, an index of another
-format) gives no commit or no "dirty": this is a label, never a check.
+Anything unexpected (no repository, a ref that cannot be read or names a file outside
+``refs/``, an index of another format or cut short, a FIFO or a device where git keeps a
+file) gives no commit or no "dirty": this is a label, never a check, and it never waits.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,11 +60,33 @@ def _git_dir(start: Path) -> tuple[Path, Path] | None:
 
 
 def _small(path: Path, limit: int = 1 << 20) -> str | None:
+    data = _regular(path, limit)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _regular(path: Path, limit: int, *, follow: bool = True) -> bytes | None:
+    """Up to ``limit`` bytes of ``path`` when it is a regular file (a FIFO or a device
+    named by a hostile ``.git`` is never waited on or read); None otherwise."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        with open(path, "rb") as stream:
-            return stream.read(limit).decode("utf-8", "replace")
+        fd = os.open(path, flags)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _commit(git: Path) -> str | None:
@@ -73,6 +97,8 @@ def _commit(git: Path) -> str | None:
     if not head.startswith("ref:"):
         return head if _is_id(head) else None
     ref = head[len("ref:") :].strip()
+    if not _a_ref(ref):
+        return None
     common = git
     named = _small(git / "commondir")
     if named is not None:
@@ -89,18 +115,21 @@ def _commit(git: Path) -> str | None:
     return None
 
 
+def _a_ref(name: str) -> bool:
+    """A branch's name as git writes it in ``HEAD`` (``refs/heads/main``): under ``refs/``,
+    no ``..`` or empty part, so it names a file of the git directory and nothing else."""
+    parts = name.split("/")
+    return parts[0] == "refs" and len(parts) > 1 and all(p not in ("", ".", "..") for p in parts)
+
+
 def _is_id(text: str) -> bool:
     return len(text) in (40, 64) and set(text) <= _HEX
 
 
 def _index(git: Path) -> dict[str, tuple[int, int, int, bytes]] | None:
     """Path -> (size, mtime seconds, mtime nanoseconds, blob id) of every stage-0 entry."""
-    try:
-        with open(git / "index", "rb") as stream:
-            data = stream.read(MAX_INDEX_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_INDEX_BYTES or len(data) < 12 or data[:4] != b"DIRC":
+    data = _regular(git / "index", MAX_INDEX_BYTES + 1)
+    if data is None or len(data) > MAX_INDEX_BYTES or len(data) < 12 or data[:4] != b"DIRC":
         return None
     version, count = struct.unpack(">II", data[4:12])
     if version not in (2, 3, 4):
@@ -126,8 +155,8 @@ def _index(git: Path) -> dict[str, tuple[int, int, int, bytes]] | None:
             if (flags >> 12) & 3 == 0:
                 entries[name.decode("utf-8", "surrogateescape")] = (
                     fields[9], fields[2], fields[3], blob)  # fmt: skip
-    except (struct.error, ValueError):
-        return None
+    except (struct.error, ValueError, IndexError):
+        return None  # cut short, or not what its header says
     return entries
 
 
@@ -165,16 +194,15 @@ def state(found: Listing) -> State:
         known_size, seconds, nanos, blob = indexed[path]
         if (size, mtime) == (known_size, seconds * 1_000_000_000 + nanos):
             continue
-        if _blob(top / path) != blob:
+        if _blob(top / path, size) != blob:
             return State(commit, True)
     return State(commit, False)
 
 
-def _blob(path: Path) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+def _blob(path: Path, size: int) -> bytes | None:
+    """Git's id of the file's content (``size``: as listed; a file grown since is read no
+    further, and differs)."""
+    data = _regular(path, size + 1, follow=False)
+    if data is None:
         return None
-    with os.fdopen(fd, "rb") as stream:
-        data = stream.read()
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
