@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -123,7 +124,16 @@ def checked(table: object) -> dict[str, Any]:
 
 
 def directory() -> Path:
-    import platformdirs  # only when a tree is read
+    """``automodel-launch/automodel`` in the user's cache directory. On Linux it is found
+    by hand, as platformdirs finds it (``$XDG_CACHE_HOME`` when absolute, else
+    ``~/.cache``): platformdirs imports ``tempfile``, which costs a cached ``validate``
+    more than reading its entry does."""
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not os.path.isabs(base):
+            base = os.path.expanduser("~/.cache")
+        return Path(base) / "automodel-launch" / "automodel"
+    import platformdirs
 
     return platformdirs.user_cache_path("automodel-launch") / "automodel"
 
@@ -156,11 +166,21 @@ def load(key: str, where: Path | None = None) -> Entry | None:
         data = json.loads(path.read_bytes())
         if not isinstance(data, dict) or set(data) != {"format", "key", "nearest", "table"}:
             return None
-        if data["format"] != FORMAT or data["key"] != key or not isinstance(data["nearest"], str):
+        nearest = data["nearest"]
+        if data["format"] != FORMAT or data["key"] != key or not _a_release(nearest):
             return None
-        return Entry(key, data["nearest"], checked(data["table"]))
+        table = checked(data["table"])
+        if table["version"] != nearest:
+            return None  # the two were written as one: an edited entry
+        return Entry(key, nearest, table)
     except (OSError, ValueError, RecursionError):
         return None
+
+
+def _a_release(value: object) -> bool:
+    """A release label as :func:`automodel_launch.automodel.which.read_tree` writes it:
+    ``main``, or a release number (``0.7.0``, an installed ``0.8.0rc1``)."""
+    return isinstance(value, str) and (value == "main" or value[:1].isdigit())
 
 
 def store(entry: Entry, where: Path | None = None) -> None:

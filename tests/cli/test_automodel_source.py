@@ -73,3 +73,57 @@ def test_automodel_source_that_is_no_directory_is_a_usage_error(tmp_path: Path) 
     done = run_cli("validate", "--automodel-source", "nowhere", "job.yaml", cwd=tmp_path)
     assert done.returncode == 2
     assert "--automodel-source" in done.stderr and "nowhere" in done.stderr
+
+
+def test_a_tree_it_may_not_read_is_a_note_and_the_release_found_next(tmp_path: Path) -> None:
+    standin(tmp_path / "fork", ", warmup_steps=0")
+    closed = tmp_path / "fork" / "nemo_automodel" / "components"
+    (tmp_path / "job.yaml").write_text(RECIPE + WARMUP)
+    closed.chmod(0)
+    try:
+        done = run_cli("validate", "--no-check-paths", "--automodel-source", "fork", "job.yaml",
+                       cwd=tmp_path, user=True)  # fmt: skip
+    finally:
+        closed.chmod(0o755)
+    assert done.returncode == 1 and done.stderr == ""
+    note, hint, error, *_, last = done.stdout.splitlines()
+    assert note == (
+        f"job.yaml:1:1: note[automodel-not-read] the AutoModel source of --automodel-source "
+        f"cannot be read: {closed.resolve()} cannot be listed (Permission denied); checked "
+        "against AutoModel 0.7.0 (installed here)"
+    )
+    assert hint == "    hint: the shipped table of the release found next answers instead"
+    assert error.startswith("job.yaml:4:3: error[unknown-argument] step_scheduler.warmup_steps: ")
+    assert last.startswith("1 file checked against AutoModel 0.7.0 (installed here): 1 error")
+
+
+def test_with_the_cache_validate_reads_and_imports_nothing_more(tmp_path: Path) -> None:
+    standin(tmp_path / "fork", ", warmup_steps=0")
+    (tmp_path / "job.yaml").write_text(RECIPE + WARMUP)
+    environ = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first = run_cli("validate", "--no-check-paths", "--automodel-source", "fork", "job.yaml",
+                    cwd=tmp_path, environ=environ)  # fmt: skip
+    assert first.returncode == 0, first.stdout + first.stderr
+    script = (
+        "import sys\n"
+        "from automodel_launch.cli import main\n"
+        "sys.argv = ['automodel-launch', 'validate', '--no-check-paths', '--automodel-source',"
+        " 'fork', 'job.yaml']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "more = sorted(m for m in sys.modules\n"
+        "              if m.split('.')[0] in {'sky', 'torch', 'jsonschema', 'typer', 'rich',\n"
+        "                                     'click', 'nemo_automodel'}\n"
+        "              or m.startswith('automodel_launch.automodel.extract')\n"
+        "              or m in {'importlib.metadata', 'tempfile', 'subprocess'})\n"
+        "print('MORE', more, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+        timeout=120, check=False,
+        env={**os.environ, **environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert "MORE []" in done.stderr, done.stderr
+    assert done.stdout == first.stdout
