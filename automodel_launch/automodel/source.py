@@ -146,12 +146,12 @@ def _read_all(fd: int, size: int) -> bytes | None:
 
 
 def _text_name(name: str, root: str) -> None:
-    if not name.isprintable():
-        raise Unreadable(f"a name under {root} is not printable text")
     try:
-        name.encode("utf-8")
+        name.encode("utf-8")  # a byte that is not UTF-8 is a lone surrogate here
     except UnicodeEncodeError:
         raise Unreadable(f"a name under {root} is not UTF-8 text") from None
+    if not name.isprintable():
+        raise Unreadable(f"a name under {root} is not printable text")
 
 
 def _link_inside(link: str, root: str) -> None:

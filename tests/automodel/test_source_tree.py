@@ -4,6 +4,7 @@ its source, cached by content, and what cannot be read falling back to the table
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from pathlib import Path
 
@@ -152,15 +153,32 @@ def hostile(tmp_path: Path, kind: str) -> tuple[Path, str]:
     if kind == "not utf-8":
         (package / "latin.py").write_bytes(b"x = '\xe9'\n")
         return checkout, f"{package / 'latin.py'} is not UTF-8 text (byte 5)"
+    if kind == "directory out":
+        (tmp_path / "elsewhere").mkdir()
+        (package / "vendored").symlink_to(tmp_path / "elsewhere")
+        return checkout, f"is a link out of the tree (to {tmp_path / 'elsewhere'})"
+    if kind == "name not text":
+        (package / "tab\there.py").write_text("")
+        return checkout, f"a name under {package} is not printable text"
+    if kind == "name not utf-8":
+        os.close(os.open(os.fsencode(package) + b"/caf\xe9.py", os.O_CREAT | os.O_WRONLY))
+        return checkout, f"a name under {package} is not UTF-8 text"
     many = package / "many"
     many.mkdir()
     for n in range(source.MAX_FILES + 1):
-        (many / f"m{n}.py").touch()
-    return checkout, f"{package} holds more than 5,000 Python files"
+        os.close(os.open(many / f"m{n}.py", os.O_CREAT | os.O_WRONLY))
+    return checkout, f"{package} holds more than {source.MAX_FILES:,} Python files"
 
 
-@pytest.mark.parametrize("kind", ["link out", "fifo", "huge", "syntax", "not utf-8", "many"])
-def test_a_hostile_tree_is_a_note_and_the_tables_answer(tmp_path: Path, kind: str) -> None:
+KINDS = ["link out", "fifo", "huge", "syntax", "not utf-8", "directory out", "name not text",
+         "name not utf-8", "many"]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_hostile_tree_is_a_note_and_the_tables_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setattr(source, "MAX_FILES", 1_000)  # thousands, made in a second
     checkout, why = hostile(tmp_path, kind)
     report = validate_path(job(tmp_path, checkout), offline_settings())
     refused, note = report.diagnostics  # in the order of their lines
@@ -213,3 +231,61 @@ def test_nothing_in_the_tree_is_run(tmp_path: Path) -> None:
     )
     assert validate_path(job(tmp_path, checkout), offline_settings()).diagnostics == []
     assert not canary.exists()
+
+
+@pytest.mark.parametrize(
+    ("bound", "value", "says"),
+    [("MAX_ENTRIES", 5, "holds more than 5 names"),
+     ("MAX_TOTAL_BYTES", 100, "are over 0 MB")],
+)  # fmt: skip
+def test_a_tree_past_its_bounds_is_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: str, value: int, says: str
+) -> None:
+    monkeypatch.setattr(source, bound, value)
+    report = validate_path(job(tmp_path, fork(tmp_path / "fork")), offline_settings())
+    (_, note) = report.diagnostics
+    assert note.code == "automodel-not-read" and says in note.message
+
+
+def test_links_inside_the_tree_are_read_once_where_they_lie(tmp_path: Path) -> None:
+    checkout = fork(tmp_path / "fork")
+    package = checkout / "nemo_automodel"
+    (package / "alias.py").symlink_to(package / "recipes" / "llm" / "train_ft.py")
+    (package / "loop").symlink_to(package)  # walked, it would never end
+    (package / "recipes" / "again").symlink_to("../recipes")
+    listed = [name for name, _, _ in source.listing(package).files]
+    assert "nemo_automodel/alias.py" not in listed and len(listed) == len(set(listed)) == 9
+    assert validate_path(job(tmp_path, checkout), offline_settings()).diagnostics == []
+
+
+def test_a_link_to_a_credential_is_never_read_nor_shown(tmp_path: Path) -> None:
+    netrc = tmp_path / "home" / ".netrc"
+    netrc.parent.mkdir()
+    netrc.write_text("machine example.com login me password hunter2-secret\n")
+    checkout = fork(tmp_path / "fork")
+    (checkout / "nemo_automodel" / "creds.py").symlink_to(netrc)
+    report = validate_path(job(tmp_path, checkout), offline_settings())
+    (_, note) = report.diagnostics
+    assert note.message.startswith("the AutoModel source of slurm.repo_root cannot be read: ")
+    assert f"is a link out of the tree (to {netrc})" in note.message
+    assert not any("hunter2" in (d.message + (d.hint or "")) for d in report.diagnostics)
+
+
+@pytest.mark.parametrize("becomes", ["longer", "a fifo", "a link"])
+def test_a_file_that_changes_after_it_was_listed_is_not_read(tmp_path: Path, becomes: str) -> None:
+    package = fork(tmp_path / "fork") / "nemo_automodel"
+    listed = source.listing(package)
+    path = package / "recipes" / "llm" / "train_ft.py"
+    if becomes == "longer":
+        path.write_text(path.read_text() + "# more\n")
+        says = "changed while it was read"
+    else:
+        path.unlink()
+        if becomes == "a fifo":
+            os.mkfifo(path)  # opened for reading, it would wait for a writer
+            says = "changed while it was read"
+        else:
+            path.symlink_to(tmp_path / "job.yaml")
+            says = "cannot be read (Too many levels of symbolic links)"
+    with pytest.raises(source.Unreadable, match=re.escape(f"{path} {says}")):
+        source.read(listed)

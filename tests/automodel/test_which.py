@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -164,3 +166,111 @@ def test_nothing_found_is_the_default_said_as_before(tmp_path: Path) -> None:
         "0.7.0", "default", None
     )  # fmt: skip
     assert summary(path) == "1 file checked against AutoModel 0.7.0: no problems\n"
+
+
+# ------------------------------------------------------------------- the order, one over another
+def fork_job(tmp_path: Path, checkout: Path | None, image: str = "") -> Path:
+    """A job needing the fork's StepScheduler (``warmup_steps``), its repo_root ``checkout``."""
+    slurm = "slurm:\n  nodes: 1\n  ntasks_per_node: 8\n"
+    slurm += f"  repo_root: {checkout}\n" if checkout is not None else ""
+    slurm += f"  container_image: nvcr.io/nvidia/nemo-automodel:{image}\n" if image else ""
+    return config(tmp_path, RECIPE + WARMUP + slurm)
+
+
+def found(report: object) -> tuple[object, ...]:
+    return tuple(getattr(report, f"automodel_{k}") for k in ("version", "found", "why"))
+
+
+def test_automodel_source_beats_a_named_release_and_an_unreadable_one_gives_way(
+    tmp_path: Path,
+) -> None:
+    standin(tmp_path / "fork", ", warmup_steps=0")
+    path = fork_job(tmp_path, None)
+    named = offline_settings(automodel_source=tmp_path / "fork", automodel_version="0.6.0")
+    report = validate_path(path, named)
+    assert found(report) == ("main", "source", f"--automodel-source {tmp_path / 'fork'}")
+    assert report.diagnostics == []
+    (tmp_path / "plain").mkdir()
+    named = offline_settings(automodel_source=tmp_path / "plain", automodel_version="0.6.0")
+    report = validate_path(path, named)
+    assert found(report) == ("0.6.0", "setting", None)
+    assert brief(report.diagnostics) == [
+        "1:1 note[automodel-not-read] ",
+        "4:3 error[unknown-argument] step_scheduler.warmup_steps",
+    ]
+    assert report.diagnostics[0].message.startswith(
+        f"--automodel-source {tmp_path / 'plain'} holds no nemo_automodel package"
+    )
+
+
+def test_a_named_release_leaves_the_repo_root_unread(tmp_path: Path) -> None:
+    checkout = tmp_path / "fork"
+    standin(checkout, ", warmup_steps=0")
+    os.mkfifo(checkout / "nemo_automodel" / "pipe.py")  # read, it would be a note
+    path = fork_job(tmp_path, checkout)
+    report = validate_path(path, offline_settings(automodel_version="main"))
+    assert found(report) == ("main", "setting", None)
+    assert [d.code for d in report.diagnostics] == ["unknown-argument"]  # main's own table
+
+
+def test_the_repo_root_beats_the_image_and_the_installed_release(
+    installed_here: Path, tmp_path: Path
+) -> None:
+    checkout = tmp_path / "fork"
+    standin(checkout, ", warmup_steps=0")
+    report = validate_path(fork_job(tmp_path, checkout, "26.04"), offline_settings())
+    assert found(report) == ("main", "repo_root", f"slurm.repo_root {checkout}")
+    assert report.diagnostics == []
+    assert summary(fork_job(tmp_path, checkout, "26.04")) == (
+        f"1 file checked against AutoModel main (slurm.repo_root {checkout}): no problems\n"
+    )
+
+
+def test_a_repo_root_that_cannot_be_read_gives_way_to_the_image(tmp_path: Path) -> None:
+    (tmp_path / "own_code").mkdir()
+    path = fork_job(tmp_path, tmp_path / "own_code", "26.04")
+    report = validate_path(path, offline_settings())
+    assert found(report) == ("0.4.0", "image", "image tag 26.04")
+    assert brief(report.diagnostics) == [
+        "4:3 error[unknown-argument] step_scheduler.warmup_steps",
+        "8:14 note[automodel-not-read] slurm.repo_root",
+    ]
+    assert summary(path).endswith(
+        "1 file checked against AutoModel 0.4.0 (image tag 26.04): 1 error, 0 warnings; 1 failed\n"
+    )
+
+
+def test_a_profile_names_the_release_over_what_is_installed(
+    installed_here: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "profiles.yaml"
+    site.write_text('eos:\n  automodel_version: "0.8.0"\nold:\n  automodel_version: "0.5.0"\n')
+    monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(site))
+    path = config(tmp_path, RECIPE + WARMUP)
+    report = validate_path(path, offline_settings(), layers=Layers("eos", ()))
+    assert (found(report), report.diagnostics) == (("0.8.0", "profile", None), [])
+    report = validate_path(path, offline_settings(), layers=Layers("old", ()))
+    assert found(report) == ("0.5.0", "profile", None)
+    assert [d.code for d in report.diagnostics] == ["unknown-argument"]
+
+
+def test_files_found_different_ways_are_each_said_in_the_summary_and_the_json(
+    tmp_path: Path,
+) -> None:
+    image = config(tmp_path, RECIPE + "slurm:\n  nodes: 1\n  container_image: nvcr.io#nvidia/"
+                   "nemo-automodel:26.02\n", "image.yaml")  # fmt: skip
+    plain = config(tmp_path, RECIPE, "plain.yaml")
+    reports = [validate_path(p, offline_settings()) for p in (plain, image)]
+    out = io.StringIO()
+    write_report(reports, "text", out, strict=False, version=None)
+    assert out.getvalue().splitlines()[-1] == (
+        "2 files checked against AutoModel 0.3.0 (image tag 26.02) and 0.7.0: no problems"
+    )
+    out = io.StringIO()
+    write_report(reports, "json", out, strict=False, version=None)
+    data = json.loads(out.getvalue())
+    assert data["automodel_version"] == ["0.3.0", "0.7.0"]
+    assert [(f["automodel_version"], f["automodel_found"], f["automodel_why"])
+            for f in data["files"]] == [
+        ("0.7.0", "default", None), ("0.3.0", "image", "image tag 26.02")
+    ]  # fmt: skip
