@@ -187,6 +187,8 @@ def state(found: Listing) -> State:
         return State(commit, None)
     prefix = "" if prefix == "." else prefix + "/"
     indexed = {p: e for p, e in entries.items() if p.startswith(prefix) and p.endswith(".py")}
+    if not indexed:
+        return State(None, None)  # not this repository's (an ignored virtualenv inside it)
     listed = {prefix + name: (size, mtime) for name, size, mtime in found.files}
     if set(indexed) != set(listed):
         return State(commit, True)

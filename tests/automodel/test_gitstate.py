@@ -176,3 +176,13 @@ def test_validate_runs_nothing_the_repository_names(tmp_path: Path) -> None:
         f"slurm.repo_root at {head[:7]}, dirty", []
     )  # fmt: skip
     assert not canary.exists()
+
+
+def test_a_package_the_repository_does_not_track_has_no_label(
+    checkout: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = checkout
+    venv = root / ".venv" / "lib" / "site-packages"
+    standin(venv)  # an installed AutoModel in an ignored virtualenv of the checkout
+    (root / ".gitignore").write_text(".venv/\n")
+    assert gitstate.state(source.listing(venv / "nemo_automodel")) == gitstate.State(None, None)
