@@ -132,6 +132,27 @@ CODES: dict[str, tuple[Severity, str]] = {
         "no recipe: key, which the selected AutoModel release needs to start the job",
     ),
     "unknown-automodel-version": (Severity.ERROR, "automodel_version names no known release"),
+    "pipeline-batch-too-small": (
+        Severity.ERROR,
+        "local_batch_size // pp_microbatch_size below pp_size: AutoModel stops at startup",
+    ),
+    "no-max-steps": (
+        Severity.ERROR,
+        "a data set without a length and no step_scheduler.max_steps: AutoModel stops",
+    ),
+    "unresolved-interpolation": (
+        Severity.WARNING,
+        "an interpolation AutoModel's loader does not resolve (a resolver, another key)",
+    ),
+    "automodel-not-read": (
+        Severity.NOTE,
+        "AutoModel's source (repo_root, --automodel-source, installed) cannot be read: "
+        "the release found next answers",
+    ),
+    "automodel-image-unknown": (
+        Severity.NOTE,
+        "an AutoModel image tag the release notes table does not have: its release is unknown",
+    ),
     "unknown-key": (Severity.ERROR, "a key the launcher section does not have"),
     "missing-field": (Severity.ERROR, "a required field is absent"),
     "wrong-type": (Severity.ERROR, "the value has the wrong type"),
@@ -142,7 +163,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "unsupported-launcher": (Severity.ERROR, "a launcher section AutoModel does not define"),
     "launched-by-automodel": (
         Severity.ERROR,
-        "render/submit of a k8s: or nemo_run: file: AutoModel launches those itself",
+        "render/submit of a nemo_run: file (AutoModel launches it) or a k8s: one (none does)",
     ),
     "own-sbatch-script": (
         Severity.ERROR,
@@ -165,7 +186,11 @@ CODES: dict[str, tuple[Severity, str]] = {
         Severity.NOTE,
         "a launcher section (lepton:) no AutoModel release has: nothing launches it",
     ),
-    # k8s and nemo_run (AutoModel's own launchers)
+    # k8s and nemo_run
+    "k8s-not-launched": (
+        Severity.WARNING,
+        "a k8s: section, which no AutoModel release launches (`automodel` trains locally)",
+    ),
     "invalid-image": (Severity.ERROR, "not a registry/image[:tag] a Kubernetes pod can pull"),
     "invalid-k8s-name": (Severity.ERROR, "not a valid Kubernetes name"),
     "invalid-executor": (Severity.ERROR, "not a NeMo-Run executor name"),

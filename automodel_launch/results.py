@@ -28,6 +28,12 @@ class FileReport:
     document: LaunchDocument | None = None
     automodel_version: str | None = None
     """The AutoModel release the file was checked against (None: it did not load)."""
+    automodel_found: str | None = None
+    """How it was found: ``source``, ``set``, ``profile``, ``setting``, ``repo_root``,
+    ``image``, ``installed`` or ``default`` (:mod:`automodel_launch.automodel.which`)."""
+    automodel_why: str | None = None
+    """The words the summary adds (``installed here``, ``image tag 26.04``, ``repo_root at
+    3f2a9c1, dirty``); None where the release was named or is the default."""
 
     def __post_init__(self) -> None:
         # shown in every report, as its diagnostics are: cleaned where it is made

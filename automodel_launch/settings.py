@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 ENV_PREFIX = "AUTOMODEL_LAUNCH_"
 PROFILE_VARIABLE = "AUTOMODEL_LAUNCH_PROFILE"
@@ -90,8 +90,21 @@ class Settings(BaseModel):
         default="0.7.0",  # versions.DEFAULT (a test keeps them equal)
         description="The AutoModel release the job runs: the recipe is checked against its "
         "signatures, and the job starts with its entry point (`main` is AutoModel's main "
-        "branch).",
+        "branch). Unset, the release is found: the repo_root checkout, the image's tag, the "
+        "one installed here.",
     )
+    automodel_source: Path | None = Field(
+        default=None,
+        description="A directory holding AutoModel's source (a checkout, or its "
+        "nemo_automodel package): the recipe is checked against what that code accepts.",
+    )
+
+    @field_validator("automodel_source")
+    @classmethod
+    def _a_directory(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_dir():
+            raise ValueError(f"{value} is not a directory")
+        return value
 
 
 class SettingsError(ValueError):
@@ -110,7 +123,8 @@ def resolve_settings(**flags: Any) -> Settings:
             return Settings(**given)
         from automodel_launch.settings_sources import SourcedSettings
 
-        return Settings(**SourcedSettings(**given).model_dump())
+        # what no source set stays unset: an automodel_version nobody chose is found
+        return Settings(**SourcedSettings(**given).model_dump(exclude_unset=True))
     except SettingsError:
         raise
     except ValidationError as exc:

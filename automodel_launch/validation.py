@@ -21,6 +21,7 @@ from automodel_launch.rules.not_a_recipe import LOADER_CODES
 from automodel_launch.settings import PROFILE_VARIABLE, Settings
 
 if TYPE_CHECKING:
+    from automodel_launch.automodel.which import Explicit
     from automodel_launch.profiles.overrides import Layers
 
 
@@ -93,12 +94,14 @@ def validate_loaded(
 ) -> FileReport:
     """``layers``: the command line's profile and ``--set`` (:mod:`automodel_launch.profiles`)."""
     found: list[Diagnostic] = []
+    explicit = _named_release(settings)
     if layers_in_play(loaded.data, layers):
         from automodel_launch.profiles.merge import merge
 
         loaded, found = merge(loaded, layers)
         if loaded.automodel_version is not None:
             settings = settings.model_copy(update={"automodel_version": loaded.automodel_version})
+            explicit = _layered_release(loaded, layers)
     sink = loaded.collector()
     sink.items += found
     data = env_as_written(loaded)
@@ -112,6 +115,7 @@ def validate_loaded(
         tags=loaded.tags,
         text=loaded.text,
         path=loaded.path,
+        explicit=explicit,
     )
     run_rules(ctx)
     fields: dict[str, Any] = {n: sec.model for n, sec in ctx.sections.items()}
@@ -122,8 +126,31 @@ def validate_loaded(
         # on whatever validated, next to the other errors: every problem in one run
         checks.check_host(document, sink, settings, submitting=purpose == "submit")
     report = FileReport(loaded.path, sink.items, loaded, None if failed else document)
-    report.automodel_version = settings.automodel_version
+    release = ctx.release()
+    report.automodel_version = release.version
+    report.automodel_found = release.found
+    report.automodel_why = release.shown
     return report
+
+
+def _named_release(settings: Settings) -> Explicit | None:
+    if "automodel_version" not in settings.model_fields_set:
+        return None  # found, not named (automodel_launch.automodel.which)
+    from automodel_launch.automodel.which import Explicit
+
+    return Explicit(settings.automodel_version, "setting", "the automodel_version setting")
+
+
+def _layered_release(loaded: LoadedFile, layers: Layers | None) -> Explicit:
+    from automodel_launch.automodel.which import Explicit
+
+    version = getattr(loaded, "automodel_version", None) or ""
+    overrides = layers.overrides if layers is not None else ()
+    if any(override.loc == ("automodel_version",) for override in overrides):
+        return Explicit(version, "set", "--set automodel_version")
+    profile = getattr(loaded, "profile", None)
+    name = getattr(profile, "name", None)
+    return Explicit(version, "profile", f"profile {name}" if name else "the profile")
 
 
 def layers_in_play(data: dict[str, Any], layers: Layers | None) -> bool:

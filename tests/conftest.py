@@ -51,6 +51,20 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-xdg-config"))
     # every submit records its job: in the test's own registry, never the user's
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
+    # what is read from AutoModel's source is cached in the test's own cache directory
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture(autouse=True)
+def _nothing_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process no nemo-automodel is installed beside the tool, wherever the tests
+    run (the test venv has 0.7.0, other venvs none): a test of the installed release finds
+    it on the path it gives (``installed.find(path=...)``, ``installed_here``). A child
+    process (``run_cli``) sees the venv as it is."""
+    from automodel_launch.automodel import installed
+
+    real = installed.find
+    monkeypatch.setattr(installed, "find", lambda path=None: None if path is None else real(path))
 
 
 @pytest.fixture(autouse=True)

@@ -179,8 +179,8 @@ def test_an_unknown_key_in_the_xdg_config_file_is_an_error(
         resolve_settings()
     assert str(caught.value) == (
         f"unknown setting 'future_setting' in {tmp_path / 'automodel-launch' / 'config.toml'}"
-        "; known names: automodel_version, check_env, check_paths, checkpoint_margin_minutes, "
-        "format, spot_checkpoint_interval_warn, strict"
+        "; known names: automodel_source, automodel_version, check_env, check_paths, "
+        "checkpoint_margin_minutes, format, spot_checkpoint_interval_warn, strict"
     )
 
 
@@ -299,7 +299,7 @@ def test_format_from_the_config_file(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     result = run_validate(
         "examples/llm_finetune_slurm.yaml", "--no-check-env", "--no-check-paths", "--format", "text"
     )
-    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0 (installed here): no problems\n"
 
 
 def test_an_unknown_variable_far_from_every_name_lists_them(
@@ -309,5 +309,5 @@ def test_an_unknown_variable_far_from_every_name_lists_them(
     with pytest.raises(SettingsError) as caught:
         resolve_settings()
     assert str(caught.value).startswith(
-        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_AUTOMODEL_VERSION, "
+        "unknown variable AUTOMODEL_LAUNCH_XYZZY; known names: AUTOMODEL_LAUNCH_AUTOMODEL_SOURCE, "
     )

@@ -6,9 +6,8 @@
 Every release's wheel is read from ``--wheels`` (downloaded there with ``pip download
 --no-deps`` when missing); ``--main`` reads AutoModel's main branch from a git directory;
 ``thirdparty.json`` comes from the installed torch and pinned transformers/torchdata wheels.
-Sources are read with ``ast`` (``tools/signature_extract.py``); nothing is imported.
-
-What the AutoModel tables hold beyond the callables: ``tools/automodel_builds.py``.
+Sources are read with ``ast`` by :mod:`automodel_launch.automodel.extract`, the code that
+also reads a checkout or an installed release at run time; nothing is imported.
 """
 
 from __future__ import annotations
@@ -23,21 +22,15 @@ import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from automodel_builds import (
-    SUPPLIED_BY_HAND,
-    recipe_classes,
-    section_builds,
-    supplied_keywords,
-)
-from signature_extract import Index
-
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from automodel_launch.automodel.extract import FORMAT, PACKAGE, automodel_table  # noqa: E402
+from automodel_launch.automodel.extract.signatures import Index  # noqa: E402
+
 OUT = ROOT / "automodel_launch" / "automodel" / "releases"
+EXTRACTOR = ROOT / "automodel_launch" / "automodel" / "extract"
 RELEASES = ("0.1.0", "0.1.2", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0")
-PACKAGE = "nemo_automodel"
-FORMAT = 1
 TRANSFORMERS = "5.18.0"  # what nemo-automodel 0.7.0 pins
 TORCHDATA = "0.11.0"
 
@@ -113,24 +106,6 @@ def directory_sources(root: Path, subdirs: tuple[str, ...]) -> dict[str, str]:
             if path.is_file():
                 sources[path.relative_to(root).as_posix()] = path.read_text("utf-8", "replace")
     return sources
-
-
-def automodel_table(sources: dict[str, str], version: str, source: str) -> dict[str, object]:
-    index = Index(sources, PACKAGE)
-    callables, aliases, opened = index.table()
-    recipes = recipe_classes(sources)
-    return {
-        "format": FORMAT,
-        "version": version,
-        "source": source,
-        "covers": [PACKAGE],
-        "open": opened,
-        "callables": callables,
-        "aliases": aliases,
-        "recipes": recipes,
-        "sections": section_builds(index, callables, recipes),
-        "supplied": " ".join(sorted(supplied_keywords(index) | SUPPLIED_BY_HAND)),
-    }
 
 
 # ---- third-party libraries ----------------------------------------------------------------
@@ -244,12 +219,8 @@ def render(table: dict[str, object]) -> str:
 def extractor_digest() -> str:
     """The extractor's own source: ``main.json`` records it, so a changed extractor is
     seen to leave it behind even where AutoModel's main branch cannot be fetched."""
-    here = Path(__file__).resolve().parent
-    data = b"".join(
-        (here / n).read_bytes()
-        for n in ("automodel_signatures.py", "automodel_builds.py", "signature_extract.py")
-    )
-    return sha256(data)
+    files = [Path(__file__).resolve(), *sorted(EXTRACTOR.glob("*.py"))]
+    return sha256(b"".join(path.read_bytes() for path in files))
 
 
 def main_table(gitdir: Path, commit: str) -> dict[str, object]:

@@ -110,6 +110,7 @@ not listed: a target there is not guessed at.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -183,6 +184,15 @@ class Table:
     sections: dict[str, dict[str, dict[str, Any]]]
     supplied: frozenset[str]
     open: frozenset[str] = frozenset()
+    unsized: frozenset[str] = frozenset()
+    """Data set classes without a length (an iterable data set): :mod:`.extract.facts`."""
+    typed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """A key whose mapping (without ``_target_``) becomes a typed config: key ->
+    ``{"target": the config class, "within": the package of the callables that do it,
+    "also": the classes model-specific resolvers build instead}``."""
+    nemo_run_refuses: bool | None = None
+    """Whether the NeMo-Run launcher refuses an override the executor lacks (None: not
+    read from the release's source; the shipped rule by release applies)."""
     _parsed: dict[str, Signature] = field(default_factory=dict, repr=False)
     _built: dict[tuple[str | None, str], SectionBuild | None] = field(
         default_factory=dict, repr=False
@@ -279,6 +289,11 @@ class Table:
         return None
 
 
+def read_data(name: str) -> dict[str, Any]:
+    """A shipped table's JSON, as written (``releases/NAME.json``)."""
+    return _read(name)
+
+
 def _read(name: str) -> dict[str, Any]:
     # the package's own data file, read directly: importlib.resources costs more to import
     # than the table costs to parse, on a path that runs on every save
@@ -292,7 +307,12 @@ def _read(name: str) -> dict[str, Any]:
 def load(version: str) -> Table:
     """The table of ``version`` (one of :data:`~automodel_launch.automodel.versions.KNOWN`)
     with the third-party callables merged in."""
-    own = _read(version)
+    return from_data(version, _read(version))
+
+
+def from_data(version: str, own: Mapping[str, Any]) -> Table:
+    """A table read from a tree (:mod:`automodel_launch.automodel.which`), or a shipped
+    one, with the third-party callables merged in."""
     other = _read(THIRD_PARTY)
     return Table(
         version=version,
@@ -303,4 +323,7 @@ def load(version: str) -> Table:
         sections=dict(own.get("sections", {})),
         supplied=frozenset(own.get("supplied", "").split()),
         open=frozenset((*own.get("open", ()), *other.get("open", ()))),
+        unsized=frozenset(own.get("unsized", ())),
+        typed=dict(own.get("typed", {})),
+        nemo_run_refuses=own.get("nemo_run_refuses"),
     )

@@ -2,7 +2,9 @@
 
 ``main`` is AutoModel's main branch at the commit its table was taken from; the
 default is the newest release on the package index, which is what ``pip install
-nemo-automodel`` gives a user today.
+nemo-automodel`` gives a user today. A release read from its source
+(:mod:`automodel_launch.automodel.which`) may be one no table has (``0.8.0``): releases
+are ordered by their numbers (:func:`at_least`), ``main`` after every one.
 """
 
 from __future__ import annotations
@@ -22,8 +24,25 @@ EntryForm = Literal["command", "config"]
 FIRST_CONFIG_FORM = "0.4.0"
 
 
+def order(version: str) -> tuple[int, ...]:
+    """``0.10.0`` after ``0.9.0``; ``main`` (AutoModel's main branch) after every release;
+    a part's leading digits count (``0.8.0rc1`` is ``0.8.0``)."""
+    if version == "main":
+        return (1 << 30,)
+    numbers = []
+    for part in version.split("."):
+        digits = len(part) - len(part.lstrip("0123456789"))
+        numbers.append(int(part[:digits]) if digits else 0)
+    return tuple(numbers)
+
+
+def at_least(version: str, first: str) -> bool:
+    """Whether ``version`` is ``first`` or a later release."""
+    return order(version) >= order(first)
+
+
 def entry_form(version: str) -> EntryForm:
-    return "config" if KNOWN.index(version) >= KNOWN.index(FIRST_CONFIG_FORM) else "command"
+    return "config" if at_least(version, FIRST_CONFIG_FORM) else "command"
 
 
 def entry_module(version: str) -> str:
@@ -33,9 +52,15 @@ def entry_module(version: str) -> str:
 
 def known_version(value: object) -> str | None:
     """``value`` as written for ``automodel_version`` (a profile, ``--set``), if a known
-    release: YAML reads ``0.7.0`` as text and ``main`` as text, a number as a number."""
+    release, or the one installed here (read from its source): YAML reads ``0.7.0`` as
+    text and ``main`` as text, a number as a number."""
     text = str(value) if isinstance(value, (str, int, float)) else None
-    return text if text in KNOWN else None
+    if text is None or text in KNOWN:
+        return text
+    from automodel_launch.automodel.installed import find
+
+    here = find()
+    return text if here is not None and here.package is not None and here.version == text else None
 
 
 def unknown_version(value: object) -> tuple[str, str]:

@@ -19,7 +19,13 @@ SWITCHES: dict[str, tuple[str, bool]] = {
     "--strict": ("strict", True),
     "--no-strict": ("strict", False),
 }
-VALUED = {"--format": "format", "-f": "format", "--set": "set", "--profile": "profile"}
+VALUED = {
+    "--format": "format",
+    "-f": "format",
+    "--set": "set",
+    "--profile": "profile",
+    "--automodel-source": "automodel_source",
+}
 REPEATED = frozenset({"set"})
 """Options that may be given more than once: their values are collected in a list."""
 TYPER_ONLY = frozenset({"--cluster", "--remote"})

@@ -33,6 +33,17 @@ def command(
     ] = None,
     sets: SetOption = None,
     profile: ProfileOption = None,
+    automodel_source: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--automodel-source",
+            help="Check the recipe against the AutoModel source in this directory (a "
+            "checkout, or its nemo_automodel package), read without running it.",
+            exists=True,
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
     cluster: Annotated[
         bool,
         typer.Option(
@@ -49,7 +60,11 @@ def command(
     from automodel_launch.validation import validate_paths
 
     settings = load_settings(
-        format=output_format, check_paths=check_paths, check_env=check_env, strict=strict
+        format=output_format,
+        check_paths=check_paths,
+        check_env=check_env,
+        strict=strict,
+        automodel_source=automodel_source,
     )
     if remote and not cluster:
         raise typer.BadParameter("--remote names the cluster --cluster asks: give both")

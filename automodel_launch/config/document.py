@@ -23,8 +23,8 @@ from automodel_launch.launcher_names import INTERACTIVE, SECTIONS, WITH_SECTION,
 LAUNCHERS = SECTIONS
 """Every launcher section AutoModel defines; a recipe has at most one."""
 LAUNCHED_BY_AUTOMODEL = {
-    "k8s": "run `automodel FILE`: AutoModel applies a Kubeflow PyTorchJob with kubectl (or "
-    "launch on Kubernetes here with skypilot: and cloud: kubernetes)",
+    "k8s": "no AutoModel release launches k8s: (`automodel FILE` trains on the local node, "
+    "or stops before 0.4.0): launch on Kubernetes here with skypilot: and cloud: kubernetes",
     "nemo_run": "run `automodel FILE` with nemo-run installed: AutoModel hands the recipe "
     "to the NeMo-Run executor (or launch here with slurm: or skypilot:)",
 }
@@ -32,7 +32,8 @@ LAUNCHED_BY_AUTOMODEL = {
 LAUNCHER_SECTIONS = frozenset({*SECTIONS, "fault_tolerance"})
 """Sections the launcher owns: strict, and removed from the job config."""
 UNSUPPORTED_LAUNCHERS = {
-    "kubernetes": "AutoModel's Kubernetes section is k8s:; or use skypilot: with cloud: kubernetes",
+    "kubernetes": "no AutoModel release launches Kubernetes (nor its k8s: form): use skypilot: "
+    "with cloud: kubernetes",
 }
 _UNSUPPORTED_NOTE = "Not launched by automodel-launch: "
 UNRELEASED_LAUNCHERS = {
@@ -107,8 +108,9 @@ class LaunchDocument(OpenSection):
     )
     k8s: K8sConfig | None = Field(
         default=None,
-        description="AutoModel's Kubernetes launcher (Kubeflow PyTorchJob). Validated here; "
-        "launched by `automodel FILE`.",
+        description="A Kubeflow PyTorchJob form from AutoModel's documentation that no "
+        "AutoModel release launches (`automodel FILE` trains on the local node). Validated "
+        "here, not launched: use skypilot: with cloud: kubernetes.",
         json_schema_extra=_section_snippets(K8sConfig),
     )
     nemo_run: NemoRunConfig | None = Field(

@@ -1,9 +1,12 @@
-"""``k8s:``: AutoModel's own Kubernetes launcher (a Kubeflow PyTorchJob).
+"""``k8s:``: the Kubeflow PyTorchJob form of a Kubernetes section that no AutoModel release
+launches.
 
-Validated as AutoModel defines it (its ``components/launcher/k8s``), so a good file
-passes: AutoModel renders a ConfigMap with the job config and a PyTorchJob whose pods
-run torchrun with ``gpus_per_node`` ranks, mount each PVC at its ``mount_path``, and
-apply it with ``kubectl``. automodel-launch validates the section; AutoModel launches it.
+The form comes from an AutoModel documentation change that was never merged (its
+``components/launcher/k8s`` would render a ConfigMap with the job config and a
+PyTorchJob whose pods run torchrun with ``gpus_per_node`` ranks, each PVC at its
+``mount_path``). Released AutoModel stops on it (0.1.0 to 0.3.0) or ignores it and trains
+on the local node (0.4.0 on): :mod:`automodel_launch.rules.automodel_launchers` says so.
+Its fields are still checked as that form defines them.
 """
 
 from __future__ import annotations
@@ -96,7 +99,8 @@ class PvcMount(StrictSection):
 
 
 class K8sConfig(StrictSection):
-    """Kubernetes through Kubeflow's PyTorchJob, launched by AutoModel (`automodel FILE`)."""
+    """A Kubeflow PyTorchJob form that no AutoModel release launches (`automodel FILE` trains on
+    the local node): validated, not launched; use skypilot: with cloud: kubernetes."""
 
     model_config = StrictSection.model_config | {"title": "k8s"}
     references_resolved: ClassVar[str] = "AutoModel renders the manifest"

@@ -24,7 +24,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from automodel_launch.automodel.versions import KNOWN
+from automodel_launch.automodel.versions import at_least
 from automodel_launch.config.types import (
     EnvVars,
     GpusPerNode,
@@ -67,7 +67,7 @@ _EXECUTOR = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def launches_nemo_run(version: str) -> bool:
-    return KNOWN.index(version) >= KNOWN.index(FIRST_RELEASE)
+    return at_least(version, FIRST_RELEASE)
 
 
 @cache

@@ -138,6 +138,14 @@ BY_CODE: dict[str, tuple[str, ...]] = {
     "unknown-profile": ("*.profile",),
     "invalid-profile": ("*.profile",),
     "profile-not-applied": ("*.profile",),
+    "automodel-not-read": ("slurm.repo_root",),
+    "k8s-not-launched": ("k8s",),
+    "automodel-image-unknown": (
+        "slurm.container_image",
+        "skypilot.image_id",
+        "nemo_run.container_image",
+        "k8s.image",
+    ),
     "sweep-shared-section": ("slurm",),
 }
 
@@ -154,7 +162,9 @@ FILE_LEVEL = frozenset(
      "cluster-unanswered", "scheduler-output", "sbatch-refused", "sbatch-estimate",
      "array-too-large",
      "tab-not-space", "key-not-text", "placeholder-value", "not-a-recipe",
-     "missing-recipe-key", "unknown-automodel-version", "strategy-unsupported-size",
+     "missing-recipe-key", "unknown-automodel-version", "automodel-not-read",
+     "pipeline-batch-too-small", "no-max-steps", "unresolved-interpolation",
+     "strategy-unsupported-size",
      "unknown-argument", "missing-argument", "unknown-target", "unknown-recipe"}
 )  # fmt: skip
 """Codes about the file (or the job script) as a whole, or about recipe sections no field

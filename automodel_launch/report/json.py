@@ -24,6 +24,8 @@ def as_data(
                 "path": report.path,
                 "ok": not report.failed(strict),
                 "automodel_version": report.automodel_version,
+                "automodel_found": report.automodel_found,
+                "automodel_why": report.automodel_why,
                 "diagnostics": [d.as_dict() for d in report.diagnostics],
             }
             for report in reports

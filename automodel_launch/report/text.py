@@ -31,9 +31,9 @@ def format_line(path: str, d: Diagnostic) -> str:
 
 def summary(reports: Sequence[FileReport], *, strict: bool, version: str | None = None) -> str:
     """``2 files checked against AutoModel 0.7.0: no problems``."""
-    from automodel_launch.report import checked_against
+    from automodel_launch.report import described
 
-    releases = checked_against(reports, version)
+    releases = described(reports, version)
     against = f" against AutoModel {' and '.join(releases)}" if releases else ""
     errors = sum(d.is_error for r in reports for d in r.diagnostics)
     warnings = sum(d.is_problem and not d.is_error for r in reports for d in r.diagnostics)

@@ -15,16 +15,19 @@ from automodel_launch.rules import launch
 from automodel_launch.rules.automodel_launchers import k8s_rules
 from automodel_launch.rules.container_paths import unmounted_paths
 from automodel_launch.rules.context import Context, Purpose, Section, Trap
+from automodel_launch.rules.interpolations import interpolations
 from automodel_launch.rules.launchable import launcher_only
 from automodel_launch.rules.nemo_run import nemo_run_rules
 from automodel_launch.rules.not_a_recipe import not_a_recipe
 from automodel_launch.rules.placeholders import placeholders
 from automodel_launch.rules.recipe_calls import recipe_calls
 from automodel_launch.rules.recipe_key import recipe_key
+from automodel_launch.rules.release import automodel_release
 from automodel_launch.rules.requeue import requeue_recipe
 from automodel_launch.rules.runtime import runtime_sizes
 from automodel_launch.rules.sections import validate_sections
 from automodel_launch.rules.skypilot_results import automodel_on_the_nodes, results_on_vm_disk
+from automodel_launch.rules.startup import startup_sizes
 from automodel_launch.rules.traps import find_traps, report_traps, yaml_tags
 
 Rule = Callable[[Context], None]
@@ -35,6 +38,7 @@ RULES: tuple[Rule, ...] = (
     launch.launcher_keys,
     launcher_only,
     validate_sections,
+    automodel_release,
     launch.launcher_environment,
     launch.slurm_rules,
     requeue_recipe,
@@ -49,7 +53,9 @@ RULES: tuple[Rule, ...] = (
     unmounted_paths,
     recipe_calls,
     placeholders,
+    interpolations,
     runtime_sizes,
+    startup_sizes,
     recipe_key,
     report_traps,
 )

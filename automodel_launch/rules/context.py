@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from automodel_launch.diagnostics import Collector, Loc, Severity
 
 if TYPE_CHECKING:
+    from automodel_launch.automodel.which import Choice, Explicit
     from automodel_launch.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
@@ -57,6 +58,22 @@ class Context:
     """Filled by the section rule; later rules read the models from here."""
     finished: bool = False
     """Set by a rule after which no other applies (a file that is no recipe at all)."""
+    explicit: Explicit | None = None
+    """The AutoModel release ``--set``, the profile or the settings name (None: none)."""
+    automodel: Choice | None = None
+    """The AutoModel release the job runs, as found (:mod:`automodel_launch.rules.release`)."""
+
+    def release(self) -> Choice:
+        """The release found, or (before it is looked for, or for a file that is no
+        recipe) the one named, else the default."""
+        if self.automodel is None:
+            from automodel_launch.automodel.which import Choice
+
+            named = self.explicit
+            if named is not None:
+                return Choice(named.version, named.found, named.why)
+            return Choice(self.settings.automodel_version, "default", "the default")
+        return self.automodel
 
     def section(self, name: str, model: type[M]) -> M | None:
         found = self.sections.get(name)

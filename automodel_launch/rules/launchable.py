@@ -41,11 +41,12 @@ def check_launchable(
 ) -> None:
     for name, how in LAUNCHED_BY_AUTOMODEL.items():
         if data.get(name) is not None:
+            by = "by no AutoModel release" if name == "k8s" else "by AutoModel itself"
             sink.add(
                 "launched-by-automodel",
                 (name,),
-                f"{name}: is validated here but launched by AutoModel itself; "
-                "automodel-launch launches slurm: and skypilot: jobs, and torchrun on this node",
+                f"{name}: is validated here but launched {by}; automodel-launch launches "
+                "slurm: and skypilot: jobs, and torchrun on this node",
                 how,
                 at_key=True,
             )

@@ -36,7 +36,7 @@ import math
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
-from automodel_launch.automodel.versions import KNOWN
+from automodel_launch.automodel.versions import at_least
 from automodel_launch.diagnostics import Loc
 
 Strategy = Literal["fsdp2", "megatron_fsdp", "ddp", "none"]
@@ -47,7 +47,7 @@ DIST = "distributed"
 
 
 def _from(version: str, first: str) -> bool:
-    return KNOWN.index(version) >= KNOWN.index(first)
+    return at_least(version, first)
 
 
 class Release(NamedTuple):

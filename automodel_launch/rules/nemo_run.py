@@ -6,10 +6,11 @@ the executor it reaches: ``executor: local`` builds a LocalExecutor, whose field
 known exactly; a name from ``EXECUTOR_MAP`` may be any executor, taken to be a
 SlurmExecutor or a LocalExecutor (the two AutoModel's documentation configures).
 
-- A key no such executor has: 0.7.0 raises ValueError while building the executor (an
-  error with ``executor: local``; a warning for a named executor, which may be another
-  kind that has the field); the other releases and main set it where nothing reads it
-  (a warning: silently ignored).
+- A key no such executor has: 0.7.0 raises ValueError while building the executor
+  (``apply_overrides``: ``hasattr(executor, key)`` or the error), for ``executor: local``
+  and a named executor alike (an error); the other releases and main set it where
+  nothing reads it (a warning: silently ignored). A release read from its source says
+  itself whether it refuses (the table's ``nemo_run_refuses``).
 - A field AutoModel or NeMo-Run sets after the section is applied (``launcher``,
   ``packager``...): a warning, the value never counts.
 - A release before 0.4.0: no NeMo-Run launcher at all; the section is never read.
@@ -42,7 +43,7 @@ def nemo_run_rules(ctx: Context) -> None:
     raw = ctx.data.get("nemo_run")
     if not isinstance(raw, dict):
         return
-    version = ctx.settings.automodel_version
+    version = ctx.release().version
     if not launches_nemo_run(version):
         ctx.sink.add(
             "nemo-run-not-in-release",
@@ -94,7 +95,8 @@ def _not_a_field(
     classes: tuple[str, ...],
     known: dict[str, frozenset[str]],
 ) -> None:
-    refused = version in REFUSING_RELEASES
+    said = ctx.release().table().nemo_run_refuses
+    refused = version in REFUSING_RELEASES if said is None else said
     which = " or ".join(f"NeMo-Run's {name}" if i == 0 else name for i, name in enumerate(classes))
     if named is None:
         subject = f"'{key}' is no field of {which} (executor: local)"
@@ -102,11 +104,13 @@ def _not_a_field(
         subject = f"'{key}' is no field of {which}"
     if refused:
         outcome = f"AutoModel {version} refuses it when it builds the executor (ValueError)"
+        if named is not None:
+            outcome += f" unless '{named}' in EXECUTOR_MAP is another kind that has it"
     else:
         outcome = f"AutoModel {version} sets it on the executor, where nothing reads it: ignored"
-    if named is not None:
-        outcome += f", unless '{named}' in EXECUTOR_MAP is another kind of executor that has it"
-    severity = Severity.ERROR if refused and named is None else Severity.WARNING
+        if named is not None:
+            outcome += f", unless '{named}' in EXECUTOR_MAP is another kind of executor that has it"
+    severity = Severity.ERROR if refused else Severity.WARNING
     ctx.sink.add(
         "nemo-run-unknown-field",
         loc,

@@ -1,7 +1,8 @@
 """Placeholders copied from documentation and never filled in.
 
 ``account: your_account``, ``hf_home: /path/to/your/HF_HOME``, ``<partition>`` or a
-``{{ template }}`` variable pass every type check, and then the job asks Slurm for an
+``{{ template }}`` variable or a template's token (``__MODEL_PATH__``, replaced by a script
+before the file is used) pass every type check, and then the job asks Slurm for an
 account that does not exist or writes into a directory nobody meant. A warning names
 the field. Recipe text such as chat templates (``<|im_start|>``, ``{{ message }}`` inside
 ``{% ... %}``) or special tokens (``<pad>``) is not a placeholder: only short values,
@@ -25,6 +26,7 @@ _PATTERNS = (
         r"bucket|org|cluster|image|container|name)[^<>/]*>(/|$)"
     ),
     re.compile(r"^\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}$"),
+    re.compile(r"(^|[^A-Za-z0-9])__[A-Z][A-Z0-9_]*[A-Z0-9]__($|[^A-Za-z0-9_])"),
 )
 _LONGEST = 200
 """Longer values are prose or templates, not a field someone forgot to fill in."""
@@ -57,6 +59,7 @@ def _suspects(value: dict[Any, Any] | list[Any], loc: Loc, found: list[tuple[Loc
                     or "path" in lowered
                     or "<" in item
                     or "{" in item
+                    or "__" in item
                 ):
                     found.append(((*loc, key), item))
         elif isinstance(item, (dict, list)):

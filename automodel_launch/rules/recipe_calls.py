@@ -26,6 +26,7 @@ from automodel_launch.config.document import LAUNCHER_SECTIONS
 from automodel_launch.diagnostics import Loc, dotted
 from automodel_launch.rules import recipe_names
 from automodel_launch.rules.context import Context
+from automodel_launch.rules.recipe_built import typed_mappings
 
 if TYPE_CHECKING:
     from automodel_launch.automodel.table import SectionBuild, Signature, Table
@@ -57,10 +58,8 @@ class _Check:
 def recipe_calls(ctx: Context) -> None:
     if not _has_recipe_sections(ctx.data):
         return
-    from automodel_launch.automodel import table as tables
-
-    version = ctx.settings.automodel_version
-    table = tables.load(version)
+    version = ctx.release().version
+    table = ctx.release().table()
     check = _Check(
         table,
         ctx,
@@ -144,9 +143,13 @@ def _check_target(
         return
     read = built.supplied if built is not None else frozenset()
     _check_keywords(check, mapping, loc, sig, target, read=read)
-    if called:
+    if called or _short(target)[:1].isupper():
+        # a class under a *_fn key (a collator) is built at startup with what AutoModel
+        # gives it (the tokenizer); a function there is called later with the data and
+        # whatever its recipe passes: its arguments are not all known here
         supplied = check.table.supplied | read
         _check_required(check, mapping, loc, sig, target, supplied, (*loc, TARGET))
+    typed_mappings(check.ctx, check.table, check.release, mapping, loc, target)
 
 
 def _check_section(check: _Check, mapping: dict[str, Any], loc: Loc, built: SectionBuild) -> None:

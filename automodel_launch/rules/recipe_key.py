@@ -62,4 +62,4 @@ def recipe_key(ctx: Context) -> None:
     if ctx.purpose != "validate":
         return  # render and submit decide with --entry in view (check_launchable)
     if any(ctx.data.get(name) is not None for name in SUBMITTED_HERE):
-        missing_recipe_key(ctx.data, ctx.settings.automodel_version, ctx.sink)
+        missing_recipe_key(ctx.data, ctx.release().version, ctx.sink)

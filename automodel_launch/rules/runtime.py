@@ -5,7 +5,7 @@ What AutoModel refuses after the job has waited for its nodes: a StepScheduler s
 and a device mesh that does not fit the ranks the launcher starts (see
 :mod:`automodel_launch.rules.mesh` for where each release raises, and
 :mod:`automodel_launch.rules.world` for the ranks). The release is
-``settings.automodel_version``.
+``ctx.release()``.
 
 A ``global_batch_size`` left out is not checked: its default is the recipe's (32 in the
 fine-tuning recipes, 8 in the multimodal one). A ``local_batch_size`` left out is 1 in
@@ -26,7 +26,7 @@ BATCH = (GBS[1], LBS[1])
 
 
 def runtime_sizes(ctx: Context) -> None:
-    release = release_of(ctx.settings.automodel_version)
+    release = release_of(ctx.release().version)
     scheduler = ctx.data.get(SCHED)
     if isinstance(scheduler, dict):
         _positive(ctx, release)

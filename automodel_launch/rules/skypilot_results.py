@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from automodel_launch.automodel.versions import KNOWN
+from automodel_launch.automodel.versions import at_least
 from automodel_launch.config.document import LAUNCHER_SECTIONS
 from automodel_launch.config.recipe import Checkpoint, checkpointing_enabled
 from automodel_launch.config.sky_storage import SHAPE, StorageMount, holder
@@ -54,8 +54,8 @@ def results_on_vm_disk(ctx: Context) -> None:
     directory = written or DEFAULT_DIR
     if directory.startswith("${"):
         return  # resolved where the job runs: not guessed at
-    version = ctx.settings.automodel_version
-    if directory.startswith("msc://") and KNOWN.index(version) >= KNOWN.index(FIRST_MSC):
+    version = ctx.release().version
+    if directory.startswith("msc://") and at_least(version, FIRST_MSC):
         return
     where = _where(sky, directory, version)
     if where is None:
@@ -149,7 +149,7 @@ def automodel_on_the_nodes(ctx: Context) -> None:
         return
     if sky.setup or sky.image_id:
         return  # what they install, or hold, is not guessed at
-    version = ctx.settings.automodel_version
+    version = ctx.release().version
     install = (
         "pip install git+https://github.com/NVIDIA-NeMo/Automodel.git"
         if version == "main"

@@ -6,10 +6,8 @@ import textwrap
 
 import pytest
 
-from tests.automodel.tools import tool
-
-extract = tool("signature_extract")
-builds = tool("automodel_builds")
+from automodel_launch.automodel.extract import builds, sections
+from automodel_launch.automodel.extract import signatures as extract
 
 
 def index(**files: str) -> object:
@@ -228,7 +226,9 @@ def test_a_pydantic_model_ignores_unknown_fields_unless_it_forbids_them() -> Non
     assert callables["pkg.mod.Strict"] == "lr"
 
 
-def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
+def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     idx = index(
         pkg__sched="""
         class StepScheduler:
@@ -253,12 +253,10 @@ def test_the_recipe_builds_its_sections_with_the_keywords_it_supplies() -> None:
         """,
     )
     callables, _, _ = idx.table()  # type: ignore[attr-defined]
-    builds.SECTION_TARGETS["step_scheduler"] = ("pkg.sched.StepScheduler",)
-    try:
-        sections = builds.section_builds(idx, callables, {})
-    finally:
-        del builds.SECTION_TARGETS["step_scheduler"]
-    assert sections["*"]["step_scheduler"] == {
+    # in place of AutoModel's own entry, which later tests need as it was
+    monkeypatch.setitem(sections.SECTION_TARGETS, "step_scheduler", ("pkg.sched.StepScheduler",))
+    built = sections.section_builds(idx, callables, {})
+    assert built["*"]["step_scheduler"] == {
         "target": "pkg.sched.StepScheduler",
         "supplied": "dataloader dp_size global_batch_size restore_from",
     }
@@ -392,10 +390,10 @@ def test_the_keys_a_loader_builder_takes_out_are_what_the_loader_sections_consum
             del cfg_dl.not_a_recipe
         """,
     )
-    assert builds.loader_consumed(idx) == {"dataloader_type", "_target_", "group_by_length"}
-    sections = builds.section_builds(idx, {}, {})
+    assert sections.loader_consumed(idx) == {"dataloader_type", "_target_", "group_by_length"}
+    built = sections.section_builds(idx, {}, {})
     for name in ("dataloader", "validation_dataloader"):
-        assert sections["*"][name] == {
+        assert built["*"][name] == {
             "target": "torchdata.stateful_dataloader.StatefulDataLoader",
             "supplied": "_target_ dataloader_type group_by_length",
         }
@@ -403,7 +401,7 @@ def test_the_keys_a_loader_builder_takes_out_are_what_the_loader_sections_consum
 
 def test_a_loader_section_is_listed_only_where_a_recipe_takes_keys_out() -> None:
     idx = index(pkg__recipes__llm__train="def build(cfg_dl):\n    return cfg_dl.instantiate()\n")
-    assert "dataloader" not in builds.section_builds(idx, {}, {})["*"]
+    assert "dataloader" not in sections.section_builds(idx, {}, {})["*"]
 
 
 def test_a_target_section_no_recipe_reads_is_null_for_every_recipe() -> None:
@@ -417,11 +415,11 @@ def test_a_target_section_no_recipe_reads_is_null_for_every_recipe() -> None:
         """,
         pkg__components__rng="def read(cfg):\n    return cfg.rng\n",
     )
-    assert builds.unread_sections(idx) == ["moe_config", "rng"]
-    assert builds.section_builds(idx, {}, {})["*"] == {
+    assert sections.unread_sections(idx) == ["moe_config", "rng"]
+    assert sections.section_builds(idx, {}, {})["*"] == {
         "moe_config": None,
         "rng": None,
     }
     for read in ("cfg.moe_config", '"moe_config" in self._raw', 'self.config.get("moe_config.x")'):
         idx = index(pkg__recipes__train=f"def f(self, cfg):\n    return {read}\n")
-        assert "moe_config" not in builds.unread_sections(idx), read
+        assert "moe_config" not in sections.unread_sections(idx), read

@@ -80,7 +80,8 @@ def test_a_settings_error_never_shows_a_token(monkeypatch: pytest.MonkeyPatch) -
     # the list is long enough to be cut as every message is (600 characters)
     assert str(raised.value) == display(
         "unknown variable AUTOMODEL_LAUNCH_***; known names: "
-        "AUTOMODEL_LAUNCH_AUTOMODEL_VERSION, AUTOMODEL_LAUNCH_CHECKPOINT_MARGIN_MINUTES, "
+        "AUTOMODEL_LAUNCH_AUTOMODEL_SOURCE, AUTOMODEL_LAUNCH_AUTOMODEL_VERSION, "
+        "AUTOMODEL_LAUNCH_CHECKPOINT_MARGIN_MINUTES, "
         "AUTOMODEL_LAUNCH_CHECK_ENV, "
         "AUTOMODEL_LAUNCH_CHECK_PATHS, AUTOMODEL_LAUNCH_CONFIG, AUTOMODEL_LAUNCH_DEBUG, "
         "AUTOMODEL_LAUNCH_FORMAT, AUTOMODEL_LAUNCH_POLL_SECONDS, AUTOMODEL_LAUNCH_PROFILE, "

@@ -82,7 +82,7 @@ def test_validate_cluster_asks_nothing_without_a_slurm_config(tmp_path: Path) ->
     (tmp_path / "local.yaml").write_text("model:\n  name: tiny\n")
     done = cli("validate", "--cluster", "local.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
+    assert done.stdout == "1 file checked against AutoModel 0.7.0 (installed here): no problems\n"
 
 
 def test_submit_without_slurm_names_the_way_around(tmp_path: Path) -> None:

@@ -23,7 +23,11 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("example", "line", "how"),
     [
-        ("k8s_pytorchjob.yaml", 7, "AutoModel applies a Kubeflow PyTorchJob with kubectl"),
+        (
+            "k8s_pytorchjob.yaml",
+            8,
+            "launch on Kubernetes here with skypilot: and cloud: kubernetes",
+        ),
         ("nemo_run_named_executor.yaml", 5, "AutoModel hands the recipe to the NeMo-Run executor"),
     ],
 )
@@ -35,9 +39,10 @@ def test_automodel_launchers_are_validated_but_not_launched(
     done = cli(*command, str(EXAMPLES / example), "--job-dir", str(tmp_path / "job"), cwd=tmp_path)
     assert done.returncode == 1
     name = example.split("_")[0] if example.startswith("k8s") else "nemo_run"
+    by = "by no AutoModel release" if name == "k8s" else "by AutoModel itself"
     assert f"{example}:{line}:1: error[launched-by-automodel] {name}: {name}: is validated here " \
-        "but launched by AutoModel itself" in done.stdout + done.stderr  # fmt: skip
-    assert "run `automodel FILE`" in done.stdout + done.stderr
+        f"but launched {by}" in done.stdout + done.stderr  # fmt: skip
+    assert "`automodel FILE`" in done.stdout + done.stderr
     assert how in done.stdout + done.stderr
     assert not (tmp_path / "job").exists()
 

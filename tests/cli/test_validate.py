@@ -51,7 +51,7 @@ def test_exit_0_when_clean(tmp_path: Path) -> None:
     write(tmp_path, "ok.yaml", CLEAN)
     result = run("ok.yaml", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0 (installed here): no problems\n"
     assert result.stderr == ""
 
 
@@ -60,7 +60,7 @@ def test_exit_0_with_warnings_only(tmp_path: Path) -> None:
     result = run("warn.yaml", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1] == (
-        "1 file checked against AutoModel 0.7.0: 0 errors, 1 warning; 0 failed"
+        "1 file checked against AutoModel 0.7.0 (installed here): 0 errors, 1 warning; 0 failed"
     )
 
 
@@ -69,7 +69,7 @@ def test_exit_1_with_warnings_under_strict(tmp_path: Path) -> None:
     result = run("warn.yaml", "--strict", *OFFLINE, cwd=tmp_path)
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == (
-        "1 file checked against AutoModel 0.7.0: 0 errors, 1 warning; 1 failed"
+        "1 file checked against AutoModel 0.7.0 (installed here): 0 errors, 1 warning; 1 failed"
     )
     assert run("warn.yaml", "--strict", "--no-strict", *OFFLINE, cwd=tmp_path).returncode == 0
 
@@ -131,7 +131,7 @@ def test_piped_text_is_plain_and_exact(tmp_path: Path) -> None:
         "bad.yaml:5:8: warning[bare-env-reference] slurm.env_vars.A: $HOME is not expanded: the "
         "value keeps the literal text '$HOME'\n"
         "    hint: write ${HOME} to use the variable\n"
-        "1 file checked against AutoModel 0.7.0: 2 errors, 1 warning; 1 failed\n"
+        "1 file checked against AutoModel 0.7.0 (installed here): 2 errors, 1 warning; 1 failed\n"
     )
 
 
@@ -157,7 +157,10 @@ def test_json_contract(tmp_path: Path) -> None:
         ("warn.yaml", True, "0.7.0"),
     ]
     for entry in data["files"]:
-        assert list(entry) == ["path", "ok", "automodel_version", "diagnostics"]
+        assert list(entry) == [
+            "path", "ok", "automodel_version", "automodel_found", "automodel_why", "diagnostics"
+        ]  # fmt: skip
+        assert (entry["automodel_found"], entry["automodel_why"]) == ("installed", "installed here")
         for diag in entry["diagnostics"]:
             assert list(diag) == ["severity", "code", "path", "line", "column", "message", "hint"]
             assert diag["severity"] in ("error", "warning")
@@ -233,7 +236,8 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     ]  # fmt: skip
     text = run(*files, *OFFLINE, cwd=tmp_path)
     assert text.stdout.splitlines()[-1] == (
-        "17 files checked against AutoModel 0.7.0: 15 errors, 0 warnings; 15 failed"
+        "17 files checked against AutoModel 0.7.0 (installed here): 15 errors, 0 warnings; "
+        "15 failed"
     )
 
 
@@ -280,7 +284,7 @@ def test_env_checks_are_on_by_default(tmp_path: Path) -> None:
     result = run(
         "e.yaml", "--no-check-paths", cwd=tmp_path, env={"AUTOMODEL_TEST_SURELY_UNSET": "1"}
     )
-    assert result.stdout == "1 file checked against AutoModel 0.7.0: no problems\n"
+    assert result.stdout == "1 file checked against AutoModel 0.7.0 (installed here): no problems\n"
 
 
 # ------------------------------------------------------------------ never a traceback

@@ -174,7 +174,7 @@ def test_a_partition_value_that_cannot_be_read_is_one_note(
         ESTIMATE_LINE,
         f"job.yaml:1:1: note[scheduler-output] slurm: `scontrol show partition`: cannot read "
         f"{key} of partition 'batch' {shown}; not checked",
-        "1 file checked against AutoModel 0.7.0: no problems",
+        "1 file checked against AutoModel 0.7.0 (installed here): no problems",
     ]
     assert run.done.stderr == ""
 
@@ -328,6 +328,6 @@ def test_sbatch_that_hangs_is_one_warning(tmp_path: Path) -> None:
         "job.yaml:1:1: warning[cluster-unanswered] slurm: the cluster was not checked: "
         "`sbatch --export=ALL --test-only job.sbatch` did not answer within 10s",
         "    hint: check `scontrol ping` and try again; `submit --no-preflight` skips the check",
-        "1 file checked against AutoModel 0.7.0: 0 errors, 1 warning; 0 failed",
+        "1 file checked against AutoModel 0.7.0 (installed here): 0 errors, 1 warning; 0 failed",
     ]
     assert run.seconds < 25

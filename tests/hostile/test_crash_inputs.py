@@ -108,7 +108,7 @@ def test_a_directory_run_reports_the_other_files(tmp_path: Path) -> None:
     assert "a_bomb.yaml:1:203: error[too-deep]" in result.stdout
     assert "c_bad.yaml:2:9: error[invalid-time]" in result.stdout
     assert result.stdout.endswith(
-        "3 files checked against AutoModel 0.7.0: 2 errors, 0 warnings; 2 failed\n"
+        "3 files checked against AutoModel 0.7.0 (installed here): 2 errors, 0 warnings; 2 failed\n"
     )
 
 

@@ -40,7 +40,10 @@ def test_text_names_the_profile_line_and_the_argument(tmp_path: Path, monkeypatc
     assert lines[1] == (
         f"{tmp_path}/site.yaml:5:11: error[invalid-time] slurm.time: '4h' is not a Slurm time limit"
     )
-    assert lines[-1] == "1 file checked against AutoModel 0.7.0: 2 errors, 0 warnings; 1 failed"
+    assert (
+        lines[-1]
+        == "1 file checked against AutoModel 0.7.0 (installed here): 2 errors, 0 warnings; 1 failed"
+    )
 
 
 def test_json_and_github_carry_the_origin(tmp_path: Path, monkeypatch: object) -> None:

@@ -53,7 +53,10 @@ def test_a_profile_release_nobody_knows_is_at_its_line(site_file: Path, check: C
 def test_validate_names_the_release_in_text_and_json(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("recipe: TrainFinetuneRecipeForNextTokenPrediction\n" + RECIPE)
     text = run_cli("validate", "a.yaml", cwd=tmp_path)
-    assert text.stdout.splitlines()[-1] == "1 file checked against AutoModel 0.7.0: no problems"
+    assert (
+        text.stdout.splitlines()[-1]
+        == "1 file checked against AutoModel 0.7.0 (installed here): no problems"
+    )
     shown = run_cli("validate", "-f", "json", "--set", "automodel_version=main", "a.yaml",
                     cwd=tmp_path)  # fmt: skip
     data = json.loads(shown.stdout)

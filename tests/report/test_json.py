@@ -38,6 +38,8 @@ def test_the_documented_shape() -> None:
                 "path": "a.yaml",
                 "ok": False,
                 "automodel_version": "0.7.0",
+                "automodel_found": None,
+                "automodel_why": None,
                 "diagnostics": [
                     {
                         "severity": "error",
@@ -59,7 +61,14 @@ def test_the_documented_shape() -> None:
                     },
                 ],
             },
-            {"path": "b.yaml", "ok": True, "automodel_version": "0.7.0", "diagnostics": []},
+            {
+                "path": "b.yaml",
+                "ok": True,
+                "automodel_version": "0.7.0",
+                "automodel_found": None,
+                "automodel_why": None,
+                "diagnostics": [],
+            },
         ],
     }
 
@@ -87,7 +96,9 @@ def test_key_order_and_trailing_newline() -> None:
     assert text.endswith("}\n")
     data = json.loads(text)
     assert list(data) == ["automodel_version", "files"]
-    assert list(data["files"][0]) == ["path", "ok", "automodel_version", "diagnostics"]
+    assert list(data["files"][0]) == [
+        "path", "ok", "automodel_version", "automodel_found", "automodel_why", "diagnostics"
+    ]  # fmt: skip
     assert list(data["files"][0]["diagnostics"][0]) == DIAGNOSTIC_KEYS
 
 
@@ -114,6 +125,7 @@ def test_a_real_file_and_a_missing_one() -> None:
     first, missing = data["files"]
     assert first["ok"] is False
     assert first["automodel_version"] == "0.7.0"
+    assert (first["automodel_found"], first["automodel_why"]) == ("default", None)
     assert [(x["line"], x["column"], x["code"]) for x in first["diagnostics"]] == [
         (6, 13, "invalid-job-name"),
         (8, 3, "unknown-key"),
@@ -127,6 +139,8 @@ def test_a_real_file_and_a_missing_one() -> None:
         "path": str(ROOT / "examples" / "nope.yaml"),
         "ok": False,
         "automodel_version": None,
+        "automodel_found": None,
+        "automodel_why": None,
         "diagnostics": [
             {
                 "severity": "error",

@@ -89,13 +89,13 @@ def test_070_refuses_what_a_local_executor_lacks(validate: Validate) -> None:
     )
 
 
-def test_070_warns_of_what_a_named_executor_may_have(validate: Validate) -> None:
+def test_070_refuses_what_a_named_executor_lacks_too(validate: Validate) -> None:
     (found,) = nemo_run(validate, "  executor: team_h100\n  devices: 8\n")
-    assert brief([found]) == ["4:3 warning[nemo-run-unknown-field] nemo_run.devices"]
+    assert brief([found]) == ["4:3 error[nemo-run-unknown-field] nemo_run.devices"]
     assert found.message == (
         "'devices' is no field of NeMo-Run's SlurmExecutor or LocalExecutor: AutoModel 0.7.0 "
-        "refuses it when it builds the executor (ValueError), unless 'team_h100' in "
-        "EXECUTOR_MAP is another kind of executor that has it"
+        "refuses it when it builds the executor (ValueError) unless 'team_h100' in "
+        "EXECUTOR_MAP is another kind that has it"
     )
 
 

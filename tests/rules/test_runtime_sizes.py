@@ -66,7 +66,7 @@ def test_a_local_batch_size_left_out_is_one(validate: Validate) -> None:
     assert diag.message.startswith(
         "global_batch_size 20 is not a multiple of local_batch_size 1 x dp 16"
     )
-    assert validate(batch(32) + K8S_2X8) == []
+    assert runtime(validate(batch(32) + K8S_2X8)) == []
 
 
 def test_a_global_batch_size_left_out_is_the_recipes(validate: Validate) -> None:
@@ -180,7 +180,7 @@ def test_megatron_fsdp_has_no_pp_axis(validate: Validate) -> None:
 
 
 def test_an_explicit_dp_size_must_make_the_mesh_the_ranks(validate: Validate) -> None:
-    diags = validate(batch(32, 4) + dist(dp_size=4, tp_size=2) + K8S_2X8)
+    diags = runtime(validate(batch(32, 4) + dist(dp_size=4, tp_size=2) + K8S_2X8))
     assert brief(diags) == ["5:12 error[dp-size-mismatch] distributed.dp_size"]
     assert diags[0].message == (
         "the device mesh of dp_size 4 x tp_size 2 holds 8 ranks, but k8s (2 pods x 8 GPUs "
@@ -189,7 +189,7 @@ def test_an_explicit_dp_size_must_make_the_mesh_the_ranks(validate: Validate) ->
     assert diags[0].hint == (
         "set dp_size: 8, or leave it out (null) to let AutoModel derive it from the ranks"
     )
-    assert validate(batch(64, 4) + dist(dp_size=8, tp_size=2) + K8S_2X8) == []
+    assert runtime(validate(batch(64, 4) + dist(dp_size=8, tp_size=2) + K8S_2X8)) == []
 
 
 def test_an_explicit_dp_size_beside_sizes_that_do_not_divide(validate: Validate) -> None:
@@ -341,7 +341,7 @@ def test_a_scheduler_dp_size_counts_up_to_0_4_0(validate: Validate) -> None:
 
 # ------------------------------------------------------------- no launcher: this node
 def test_a_mesh_no_single_node_hosts_is_a_warning(validate: Validate) -> None:
-    diags = validate(dist(tp_size=4, pp_size=4))
+    diags = runtime(validate(dist(tp_size=4, pp_size=4)))  # (and too few micro-batches)
     assert brief(diags) == ["2:12 warning[mesh-needs-nodes] distributed.tp_size"]
     assert diags[0].message == (
         "the device mesh needs 16 ranks (tp_size 4 x pp_size 4), and with no launcher section "
@@ -351,7 +351,7 @@ def test_a_mesh_no_single_node_hosts_is_a_warning(validate: Validate) -> None:
         "add a launcher section that starts a multiple of 16 ranks (e.g. slurm: with nodes: 2 "
         "and ntasks_per_node: 8)"
     )
-    assert validate(dist(tp_size=4, pp_size=2)) == []
+    assert runtime(validate(dist(tp_size=4, pp_size=2))) == []
 
 
 def test_the_ranks_experts_need_name_why(validate: Validate) -> None:

@@ -129,14 +129,17 @@ def test_a_k8s_resources_without_a_gpu_limit_leaves_ranks_without_gpus(
 ) -> None:
     text = "k8s:\n  gpus_per_node: 4\n  resources:\n    limits:\n      memory: 64Gi\n"
     diags = validate(text)
-    assert brief(diags) == ["3:3 warning[ranks-without-gpus] k8s.resources"]
-    assert diags[0].hint == 'add limits: {nvidia.com/gpu: "4"}'
+    assert brief(diags) == [
+        "1:1 warning[k8s-not-launched] k8s",
+        "3:3 warning[ranks-without-gpus] k8s.resources",
+    ]
+    assert diags[1].hint == 'add limits: {nvidia.com/gpu: "4"}'
 
 
 @pytest.mark.parametrize("limit", ['"8"', '"16"'])
 def test_a_k8s_gpu_limit_of_at_least_the_ranks_passes(validate: Validate, limit: str) -> None:
     text = f"k8s:\n  gpus_per_node: 8\n  resources:\n    limits:\n      nvidia.com/gpu: {limit}\n"
-    assert validate(text) == []
+    assert [d.code for d in validate(text)] == ["k8s-not-launched"]
 
 
 @pytest.mark.parametrize(

@@ -27,34 +27,20 @@ Aliases: what a package's ``__init__`` re-exports (``from .x import Y``, a lazy
 from __future__ import annotations
 
 import ast
-import gc
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from typing import Union
+
+from automodel_launch.automodel.extract.index import (
+    Module,
+    Parsed,
+    decorator_names,
+    dotted_name,
+    top_level,
+)
 
 INERT_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic"})
 PYDANTIC_BASES = frozenset({"BaseModel", "BaseSettings"})
 ANYTHING = "**"
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain (a subscript ``Generic[T]`` -> ``Generic``)."""
-    if isinstance(node, ast.Subscript):
-        return _dotted(node.value)
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
-
-
-def _decorators(node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    names = set()
-    for deco in node.decorator_list:
-        name = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
-        if name is not None:
-            names.add(name.rsplit(".", 1)[-1])
-    return names
 
 
 def params_text(func: ast.FunctionDef | ast.AsyncFunctionDef, *, bound: bool) -> str:
@@ -74,7 +60,7 @@ def params_text(func: ast.FunctionDef | ast.AsyncFunctionDef, *, bound: bool) ->
     return " ".join(words)
 
 
-Base = "tuple[Module, ast.ClassDef] | str"
+Base = Union[tuple[Module, ast.ClassDef], str]  # noqa: UP007 (an alias, read at run time)
 
 
 def _c3(lines: list[list[Base]]) -> list[Base]:
@@ -112,14 +98,14 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunction
 
 
 def _is_dataclass(cls: ast.ClassDef) -> bool:
-    return "dataclass" in _decorators(cls)
+    return "dataclass" in decorator_names(cls)
 
 
 def _makes_dataclasses(cls: ast.ClassDef) -> bool:
     """``__init_subclass__`` calling ``dataclass(cls)``: every subclass is rebuilt."""
     hook = _method(cls, "__init_subclass__")
     return hook is not None and any(
-        isinstance(n, ast.Call) and (_dotted(n.func) or "").endswith("dataclass")
+        isinstance(n, ast.Call) and (dotted_name(n.func) or "").endswith("dataclass")
         for n in ast.walk(hook)
     )
 
@@ -139,7 +125,7 @@ def _own_fields(cls: ast.ClassDef) -> dict[str, tuple[bool, bool] | None]:
             continue
         name, value = stmt.target.id, stmt.value
         words: dict[str | None, ast.expr] = {}
-        if isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1] in {
+        if isinstance(value, ast.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] in {
             "field",
             "Field",
         }:
@@ -166,159 +152,18 @@ def _decorator_flag(cls: ast.ClassDef, flag: str) -> bool:
     return False
 
 
-@dataclass(eq=False)
-class Module:
-    name: str
-    tree: ast.Module
-    is_package: bool
-    source: str = ""
-    bindings: dict[str, ast.stmt | str] = field(default_factory=dict)
-    lazy: dict[str, str] = field(default_factory=dict)
-
-
-def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module statements, those inside ``if``/``try``/``with`` blocks included."""
-    for stmt in body:
-        if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body)
-            yield from _top_level(stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            yield from _top_level(stmt.body)
-            for handler in stmt.handlers:
-                yield from _top_level(handler.body)
-            yield from _top_level(stmt.orelse)
-        elif isinstance(stmt, ast.With):
-            yield from _top_level(stmt.body)
-        else:
-            yield stmt
-
-
-class Index:
-    """A package's modules, parsed once; names resolved through its imports."""
+class Index(Parsed):
+    """A package's modules with what a config key can fill of each callable."""
 
     def __init__(self, sources: Mapping[str, str], package: str) -> None:
-        """``sources``: path inside the distribution (``pkg/sub/mod.py``) -> text."""
-        self.package = package
-        self.modules: dict[str, Module] = {}
+        super().__init__(sources, package)
         self._mro: dict[int, list[Base]] = {}
-        gc.disable()  # every tree is kept: collecting while they grow only costs time
-        try:
-            self._parse(sources)
-        finally:
-            gc.enable()
-        for module in self.modules.values():
-            self._bind(module)
-
-    def _parse(self, sources: Mapping[str, str]) -> None:
-        for path, text in sorted(sources.items()):
-            parts = path[: -len(".py")].split("/")
-            is_package = parts[-1] == "__init__"
-            name = ".".join(parts[:-1] if is_package else parts)
-            try:
-                tree = ast.parse(text, filename=path)
-            except SyntaxError:
-                continue
-            self.modules[name] = Module(name, tree, is_package, text)
-
-    def inside(self, dotted: str) -> bool:
-        return dotted == self.package or dotted.startswith(self.package + ".")
-
-    def _absolute(self, module: Module, level: int, name: str | None) -> str:
-        if level == 0:
-            return name or ""
-        parts = module.name.split(".")
-        base = parts if module.is_package else parts[:-1]
-        base = base[: len(base) - (level - 1)] if level > 1 else base
-        return ".".join([*base, name] if name else base)
-
-    def _bind(self, module: Module) -> None:
-        for stmt in _top_level(module.tree.body):
-            if isinstance(stmt, ast.ImportFrom):
-                source = self._absolute(module, stmt.level, stmt.module)
-                for alias in stmt.names:
-                    if alias.name != "*":
-                        module.bindings.setdefault(
-                            alias.asname or alias.name, f"{source}.{alias.name}"
-                        )
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    local = alias.asname or alias.name.split(".")[0]
-                    module.bindings.setdefault(local, (alias.asname and alias.name) or local)
-            elif isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                if "overload" not in _decorators(stmt):
-                    module.bindings[stmt.name] = stmt
-            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                for target in targets:
-                    if isinstance(target, ast.Name) and stmt.value is not None:
-                        module.bindings.setdefault(target.id, stmt)
-                        if isinstance(stmt.value, ast.Dict):
-                            self._lazy_map(module, stmt.value)
-
-    def _lazy_map(self, module: Module, mapping: ast.Dict) -> None:
-        """``{"Name": ("pkg.mod", "Name")}``: what a module ``__getattr__`` imports lazily."""
-        for key, value in zip(mapping.keys, mapping.values, strict=False):
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                continue
-            if isinstance(value, ast.Tuple) and len(value.elts) == 2:
-                where, attr = value.elts
-                if (
-                    isinstance(where, ast.Constant)
-                    and isinstance(where.value, str)
-                    and isinstance(attr, ast.Constant)
-                    and isinstance(attr.value, str)
-                ):
-                    level = len(where.value) - len(where.value.lstrip("."))
-                    source = self._absolute(module, level, where.value.lstrip(".") or None)
-                    module.lazy[key.value] = f"{source}.{attr.value}"
-
-    def lookup(self, dotted: str, depth: int = 0) -> tuple[Module, ast.stmt] | str | None:
-        """Follow ``dotted`` to its definition: (module, node) in the package, the dotted
-        path outside it (a str), or None when it names nothing in the package."""
-        if depth > 20:
-            return None
-        if not self.inside(dotted):
-            return dotted
-        head, _, name = dotted.rpartition(".")
-        module = self.modules.get(head)
-        if module is None:
-            return None
-        bound = module.bindings.get(name)
-        if bound is None and name in module.lazy:
-            bound = module.lazy[name]
-        if bound is None:
-            return None
-        if isinstance(bound, str):
-            if bound in self.modules:
-                return None  # a module, not a callable
-            return self.lookup(bound, depth + 1)
-        if isinstance(bound, ast.Assign | ast.AnnAssign):
-            value = bound.value
-            target = _dotted(value) if value is not None else None
-            if target is not None:
-                return self.lookup(self._qualify(module, target), depth + 1)
-            return (module, bound)
-        return (module, bound)
-
-    def _qualify(self, module: Module, dotted: str) -> str:
-        """A name as written in ``module`` -> its absolute dotted path."""
-        head, _, rest = dotted.partition(".")
-        bound = module.bindings.get(head)
-        if isinstance(bound, str):
-            base = bound
-        elif bound is not None:
-            base = f"{module.name}.{head}"
-        else:
-            base = head
-        return f"{base}.{rest}" if rest else base
-
-    # ---- classes -------------------------------------------------------------
 
     def bases(self, module: Module, cls: ast.ClassDef) -> Iterator[Base]:
         """Each base: (module, ClassDef) in the package, or the dotted name of one outside
         it; ``object``/``ABC``/``Generic`` (which take nothing) are left out."""
         for base in cls.bases:
-            written = _dotted(base)
+            written = dotted_name(base)
             if written is None:
                 yield "?"
                 continue
@@ -340,7 +185,9 @@ class Index:
         if depth > 30:
             return [head, "?"]
         parents = list(self.bases(module, cls))
-        lines = [self.mro(*p, depth=depth + 1) if isinstance(p, tuple) else [p] for p in parents]
+        lines: list[list[Base]] = [
+            self.mro(*p, depth=depth + 1) if isinstance(p, tuple) else [p] for p in parents
+        ]
         order = [head, *_c3([*lines, parents])]
         self._mro[key] = order
         return order
@@ -365,7 +212,7 @@ class Index:
         """A dataclass's or pydantic model's fields, bases first, keyword-only ones last."""
         if any(isinstance(e, str) and e not in PYDANTIC_BASES for e in order):
             return ANYTHING  # fields of a base outside the package are not read here
-        fields: dict[str, tuple[bool, bool]] = {}
+        fields: dict[str, tuple[bool, bool] | None] = {}
         for _, klass in reversed(list(_inside(order))):
             if _is_dataclass(klass) or _pydantic(order):
                 fields.update(_own_fields(klass))
@@ -374,7 +221,7 @@ class Index:
                         fields.pop(name, None)
         ordered = [n for n, f in fields.items() if f and not f[1]]
         ordered += [n for n, f in fields.items() if f and f[1]]
-        words = [name + ("!" if fields[name][0] else "") for name in ordered]
+        words = [name + ("!" if (fields[name] or (False,))[0] else "") for name in ordered]
         pydantic = _pydantic(order)
         if pydantic and not any("forbid" in ast.unparse(c) for _, c in _inside(order)):
             words.append(ANYTHING)
@@ -386,7 +233,7 @@ class Index:
         for _, klass in _inside(self.mro(module, cls)):
             for stmt in klass.body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                    kinds = _decorators(stmt) & {"classmethod", "staticmethod"}
+                    kinds = decorator_names(stmt) & {"classmethod", "staticmethod"}
                     if kinds and not stmt.name.startswith("_"):
                         text = params_text(stmt, bound="classmethod" in kinds)
                         found.setdefault(stmt.name, text)
@@ -408,7 +255,7 @@ class Index:
         for name, module in self.modules.items():
             if only and not any(name == p or name.startswith(p + ".") for p in only):
                 continue
-            for stmt in _top_level(module.tree.body):
+            for stmt in top_level(module.tree.body):
                 self._entry(module, stmt, callables, opened)
             for local in sorted(set(module.bindings) | set(module.lazy)):
                 if local.startswith("_") or f"{name}.{local}" in callables:
@@ -449,7 +296,7 @@ class Index:
             if self.is_open(module, stmt):
                 opened.append(path)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            func = _dotted(stmt.value.func)
+            func = dotted_name(stmt.value.func)
             for target in stmt.targets:
                 if (
                     isinstance(target, ast.Name)

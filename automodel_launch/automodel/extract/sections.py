@@ -1,23 +1,16 @@
-"""What an AutoModel release's recipes build, supply and are called, read with ``ast``.
+"""The sections an AutoModel release's recipes build without a ``_target_``, read with ``ast``.
 
-- ``recipes``: what AutoModel's CLI (0.4.0 on, ``cli/utils.py``) finds: classes named
-  ``*Recipe*`` at the top of a ``recipes/`` file whose name does not start with ``_``,
-  ``BaseRecipe`` excepted. The same rule lists the recipe classes of 0.1 to 0.3.
-- ``sections``: ``SECTION_TARGETS`` below, kept by hand (the recipes build them in ways
-  ast does not follow: a dict merged into ``**kwargs``, a typed config view); the
-  keywords the recipe supplies are found by ast around each call of the target: its
-  keywords, the string keys of the ``**`` dict it receives, keys the function pops.
-  ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
+- ``SECTION_TARGETS`` below, kept by hand (the recipes build them in ways ast does not
+  follow: a dict merged into ``**kwargs``, a typed config view); the keywords the recipe
+  supplies are found by ast around each call of the target: its keywords, the string keys
+  of the ``**`` dict it receives, keys the function pops.
+- ``distributed`` is found by ast (``distributed_build``); ``dist_env`` and
   ``packed_sequence`` (read key by key, the rest ignored) are left out.
-  ``dataloader`` and ``validation_dataloader`` (``loader_consumed``): the keys a recipe's
+- ``dataloader`` and ``validation_dataloader`` (``loader_consumed``): the keys a recipe's
   loader builder takes out of the node it is handed (``del cfg_dl.dataloader_type`` to
   0.5.0; ``loader_kwargs.pop("group_by_length")`` in the typed config from 0.6.0).
-  ``UNBUILT_CANDIDATES`` (``unread_sections``): ``_target_`` sections no recipe module of
+- ``UNBUILT_CANDIDATES`` (``unread_sections``): ``_target_`` sections no recipe module of
   the release reads from its config: listed as null under ``"*"`` (imported, never called).
-- ``supplied``: ``SUPPLIED_BY_HAND``, the keywords of every ``.instantiate(...)`` and
-  ``.instantiate_path(...)`` call, and of every call of a configured value (a local name
-  or ``self`` attribute holding a resolved ``_target_``, called with ``**kwargs``:
-  ``self.factory(tokenizer=..., **kw)``).
 """
 
 from __future__ import annotations
@@ -25,9 +18,14 @@ from __future__ import annotations
 import ast
 import re
 
-from signature_extract import Index, _dotted, _top_level
-
-PACKAGE = "nemo_automodel"
+from automodel_launch.automodel.extract.builds import (
+    calls_and_names,
+    dict_keys,
+    functions_of,
+    supplied_around,
+)
+from automodel_launch.automodel.extract.index import Module, dotted_name, nodes_of, top_level
+from automodel_launch.automodel.extract.signatures import Index
 
 # section -> where its class may be defined (the first the release has wins)
 SECTION_TARGETS: dict[str, tuple[str, ...]] = {
@@ -52,123 +50,6 @@ UNBUILT_CANDIDATES = ("parallelizer", "moe_config", "rng")
 # what the recipes call the config they read keys from (self.cfg, cfg, the typed view's _raw)
 CONFIG_NAME = re.compile(r"(^|[._])(cfg|config|_raw)$")
 
-# supplied where ast does not see it: from 0.6.0 the typed recipes build the data loader
-# with the dataset themselves, and call a collate function with the batch, positionally
-SUPPLIED_BY_HAND = frozenset({"dataset", "batch"})
-
-# names AutoModel's code gives a callable resolved from a config's ``_target_``
-CONFIGURED = frozenset({"factory", "target", "func", "fn", "builder", "constructor"})
-
-CALLS_CONFIGURED = re.compile(r"\binstantiate(_path)?\(|\b(" + "|".join(CONFIGURED) + r")\(")
-
-RECIPE_CLASS = re.compile(r"^class\s+(\w*Recipe\w*)\s*[\(:]", re.MULTILINE)
-
-
-def _functions(tree: ast.Module) -> list[tuple[ast.ClassDef | None, ast.FunctionDef]]:
-    found: list[tuple[ast.ClassDef | None, ast.FunctionDef]] = []
-    for stmt in _top_level(tree.body):
-        if isinstance(stmt, ast.FunctionDef):
-            found.append((None, stmt))
-        elif isinstance(stmt, ast.ClassDef):
-            found += [(stmt, s) for s in stmt.body if isinstance(s, ast.FunctionDef)]
-    return found
-
-
-_FACTS: dict[int, tuple[ast.FunctionDef, list[ast.Call], set[str]]] = {}
-
-
-def _facts(func: ast.FunctionDef) -> tuple[list[ast.Call], set[str]]:
-    """The calls in ``func`` and the names it binds (parameters, assignments): one walk."""
-    known = _FACTS.get(id(func))
-    if known is None or known[0] is not func:
-        calls: list[ast.Call] = []
-        local = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
-        for node in ast.walk(func):
-            if isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                local.add(node.id)
-        known = _FACTS[id(func)] = (func, calls, local)
-    return known[1], known[2]
-
-
-def _keywords(call: ast.Call) -> set[str]:
-    return {k.arg for k in call.keywords if k.arg is not None}
-
-
-def supplied_keywords(index: Index) -> set[str]:
-    supplied: set[str] = set()
-    for module in index.modules.values():
-        if not CALLS_CONFIGURED.search(module.source):
-            continue
-        for owner, func in _functions(module.tree):
-            methods = {
-                s.name for s in (owner.body if owner else []) if isinstance(s, ast.FunctionDef)
-            }
-            calls, local = _facts(func)
-            for call in calls:
-                callee = call.func
-                if isinstance(callee, ast.Attribute) and callee.attr in {
-                    "instantiate",
-                    "instantiate_path",
-                }:
-                    supplied |= _supplied_around(func, call, pops=False)
-                    continue
-                if not any(k.arg is None for k in call.keywords):
-                    continue
-                name = callee.id if isinstance(callee, ast.Name) else None
-                if isinstance(callee, ast.Attribute) and _dotted(callee.value) == "self":
-                    name = callee.attr if callee.attr not in methods else None
-                if name in CONFIGURED and (name in local or isinstance(callee, ast.Attribute)):
-                    supplied |= _supplied_around(func, call, pops=False)
-    return supplied
-
-
-def _dict_keys(node: ast.expr | None) -> set[str]:
-    if isinstance(node, ast.Dict):
-        return {
-            k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
-        }
-    if isinstance(node, ast.Call) and _dotted(node.func) == "dict":
-        return _keywords(node) | (_dict_keys(node.args[0]) if node.args else set())
-    return set()
-
-
-def _supplied_around(func: ast.FunctionDef, call: ast.Call, *, pops: bool = True) -> set[str]:
-    """Keywords the function gives ``call`` itself: its own, the string keys of the dict it
-    spreads with ``**``, and (``pops``) the keys the function pops (consumed, not passed)."""
-    found = _keywords(call)
-    spread = {k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name) and target.id in spread:
-                    found |= _dict_keys(node.value)
-                if (
-                    isinstance(target, ast.Subscript)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id in spread
-                    and isinstance(target.slice, ast.Constant)
-                    and isinstance(target.slice.value, str)
-                ):
-                    found.add(target.slice.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = node.func.value
-            if node.func.attr in {"update", "setdefault"} and isinstance(owner, ast.Name):
-                if owner.id in spread:
-                    found |= _keywords(node) | {
-                        a.value
-                        for a in node.args[:1]
-                        if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                    }
-                    found |= _dict_keys(node.args[0]) if node.args else set()
-            elif node.func.attr == "pop" and node.args and pops:
-                first = node.args[0]
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    found.add(first.value)
-    return found
-
 
 def section_builds(
     index: Index, callables: dict[str, str], recipes: dict[str, str]
@@ -189,10 +70,10 @@ def section_builds(
             if f"{name}(" not in module.source:
                 continue
             spreads: list[bool] = []
-            for _, func in _functions(module.tree):
-                for call in _facts(func)[0]:
-                    if (_dotted(call.func) or "").rsplit(".", 1)[-1] == name:
-                        supplied |= _supplied_around(func, call)
+            for _, func in functions_of(module.tree):
+                for call in calls_and_names(func)[0]:
+                    if (dotted_name(call.func) or "").rsplit(".", 1)[-1] == name:
+                        supplied |= supplied_around(func, call)
                         spreads.append(any(k.arg is None for k in call.keywords))
             if spreads and not any(spreads):
                 explicit_only.setdefault(module.name, set()).add(section)
@@ -223,7 +104,7 @@ def loader_consumed(index: Index) -> set[str]:
     local made from it (``loader_kwargs = _as_dict(dataloader_node)``)."""
     consumed: set[str] = set()
     for tree in _recipe_modules(index):
-        for _, func in _functions(tree):
+        for _, func in functions_of(tree):
             every = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
             names = {a.arg for a in every if LOADER_PARAM.search(a.arg)}
             if names:
@@ -233,7 +114,7 @@ def loader_consumed(index: Index) -> set[str]:
 
 def _taken_out(func: ast.FunctionDef, params: set[str]) -> set[str]:
     names = set(params)
-    for node in ast.walk(func):
+    for node in nodes_of(func):
         if (
             isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Call)
@@ -241,18 +122,18 @@ def _taken_out(func: ast.FunctionDef, params: set[str]) -> set[str]:
         ):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     found: set[str] = set()
-    for node in ast.walk(func):
+    for node in nodes_of(func):
         if isinstance(node, ast.Delete):
             found |= {
                 t.attr
                 for t in node.targets
-                if isinstance(t, ast.Attribute) and _dotted(t.value) in names
+                if isinstance(t, ast.Attribute) and dotted_name(t.value) in names
             }
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "pop"
-            and _dotted(node.func.value) in names
+            and dotted_name(node.func.value) in names
             and node.args
         ):
             first = node.args[0]
@@ -266,14 +147,16 @@ def unread_sections(index: Index) -> list[str]:
     ``cfg.get("KEY")``, ``"KEY" in cfg``)."""
     read: set[str] = set()
     for tree in _recipe_modules(index):
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and CONFIG_NAME.search(_dotted(node.value) or ""):
+        for node in nodes_of(tree):
+            if isinstance(node, ast.Attribute) and CONFIG_NAME.search(
+                dotted_name(node.value) or ""
+            ):
                 read.add(node.attr)
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "get"
-                and CONFIG_NAME.search(_dotted(node.func.value) or "")
+                and CONFIG_NAME.search(dotted_name(node.func.value) or "")
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
             ):
@@ -281,7 +164,7 @@ def unread_sections(index: Index) -> list[str]:
             elif (
                 isinstance(node, ast.Compare)
                 and isinstance(node.left, ast.Constant)
-                and any(CONFIG_NAME.search(_dotted(c) or "") for c in node.comparators)
+                and any(CONFIG_NAME.search(dotted_name(c) or "") for c in node.comparators)
             ):
                 read.add(str(node.left.value))
     return [section for section in UNBUILT_CANDIDATES if section not in read]
@@ -289,8 +172,8 @@ def unread_sections(index: Index) -> list[str]:
 
 def _module_dicts(module_tree: ast.Module) -> dict[str, ast.Dict]:
     found: dict[str, ast.Dict] = {}
-    for stmt in _top_level(module_tree.body):
-        target = stmt.target if isinstance(stmt, ast.AnnAssign) else None
+    for stmt in top_level(module_tree.body):
+        target: ast.expr | None = stmt.target if isinstance(stmt, ast.AnnAssign) else None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
         value = getattr(stmt, "value", None)
@@ -304,22 +187,22 @@ def distributed_build(index: Index) -> dict[str, object] | None:
     sub-sections, drops ``_target_``, and passes the rest to the class its ``strategy:``
     picks from ``STRATEGY_MAP`` (``fsdp2`` when absent)."""
     choices: dict[str, str] = {}
-    parse: tuple[object, ast.FunctionDef] | None = None
+    parse: tuple[Module, ast.FunctionDef] | None = None
     for module in index.modules.values():
         dicts = _module_dicts(module.tree)
         for name in ("STRATEGY_MAP", "_STRATEGY_MAP"):
             mapping = dicts.get(name)
             for key, value in zip(mapping.keys, mapping.values, strict=False) if mapping else ():
-                found = index.lookup(index._qualify(module, _dotted(value) or "?"))
+                found = index.lookup(index._qualify(module, dotted_name(value) or "?"))
                 if isinstance(key, ast.Constant) and isinstance(found, tuple):
                     choices[str(key.value)] = f"{found[0].name}.{getattr(found[1], 'name', '')}"
-        for _, func in _functions(module.tree):
+        for _, func in functions_of(module.tree):
             if func.name == "parse_distributed_section":
                 parse = (module, func)
     if parse is None or not choices:
         return None
     module, func = parse
-    dicts = _module_dicts(module.tree)  # type: ignore[attr-defined]
+    dicts = _module_dicts(module.tree)
     supplied: set[str] = set()
     default = "fsdp2"
     for node in ast.walk(func):
@@ -331,7 +214,7 @@ def distributed_build(index: Index) -> dict[str, object] | None:
                     second = node.args[1]
                     default = str(second.value) if isinstance(second, ast.Constant) else default
         elif isinstance(node, ast.Name) and node.id in dicts:
-            supplied |= _dict_keys(dicts[node.id])
+            supplied |= dict_keys(dicts[node.id])
         elif isinstance(node, ast.Assign) and isinstance(
             node.value, ast.Set | ast.Tuple | ast.List
         ):
@@ -347,16 +230,3 @@ def distributed_build(index: Index) -> dict[str, object] | None:
         "default": default,
         "choices": choices,
     }
-
-
-def recipe_classes(sources: dict[str, str]) -> dict[str, str]:
-    recipes: dict[str, str] = {}
-    for path, text in sorted(sources.items()):
-        parts = path.split("/")
-        if parts[:2] != [PACKAGE, "recipes"] or parts[-1].startswith("_"):
-            continue
-        module = ".".join([*parts[:-1], parts[-1][: -len(".py")]])
-        for name in RECIPE_CLASS.findall(text):
-            if name != "BaseRecipe":
-                recipes[f"{module}.{name}"] = name
-    return recipes

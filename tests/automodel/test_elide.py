@@ -1,0 +1,151 @@
+"""Function bodies left out before parsing: every signature and class statement stays."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from automodel_launch.automodel.extract.elide import elide
+from automodel_launch.automodel.extract.index import parse
+from automodel_launch.automodel.extract.reads import read_marks
+
+
+def shape(tree: ast.Module) -> list[str]:
+    """Every statement of the module and of its classes (at any depth), with each
+    function's header but not its body."""
+    found: list[str] = []
+
+    def visit(body: list[ast.stmt], where: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ClassDef):
+                found.append(
+                    f"{where}class {stmt.name}({ast.unparse(stmt.bases) if stmt.bases else ''})"
+                )
+                visit(stmt.body, f"{where}{stmt.name}.")
+            elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                decorators = [ast.unparse(d) for d in stmt.decorator_list]
+                found.append(f"{where}def {stmt.name}({ast.unparse(stmt.args)}) {decorators}")
+            else:
+                found.append(where + ast.unparse(stmt))
+
+    visit(tree.body, "")
+    return found
+
+
+def same_shape(text: str) -> str:
+    text = textwrap.dedent(text)
+    short = elide(text, [])
+    assert shape(ast.parse(short)) == shape(ast.parse(text))
+    return short
+
+
+def test_a_body_becomes_an_ellipsis_and_the_header_stays() -> None:
+    short = same_shape(
+        """
+        import os
+
+        @decorate(x=1)
+        def build(a, b: dict[str, int] = {"k": (1, 2)}, *args, c, **kwargs) -> list[
+            int
+        ]:  # a comment after the colon
+            '''Doc.'''
+            x = [
+                1,
+            ]
+            return x
+
+        class Loss(Base):
+            size: int = 3
+
+            def __init__(self, weight=None):
+                self.weight = weight
+
+                def inner():
+                    return 1
+
+            async def run(self):
+                await thing()
+        """
+    )
+    assert "return x" not in short and "inner" not in short and "await" not in short
+    assert short.count("...") == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a string whose lines sit left of the body: the body is kept as written
+        'def f():\n    x = """\ntext at column 0\ndef g():\n"""\n    return x\n\n'
+        "class A:\n    pass\n",
+        # a bracket continued on a shallower line
+        "def f():\n    x = [\n1, 2]\n    return x\ny = 1\n",
+        # a one-line function, a body on the header's line
+        "def f(): return 1\ndef g(x): return x\nclass A: pass\n",
+        # tabs: not read as spaces
+        "def f():\n\treturn 1\n\nclass A:\n\tdef m(self, a=1):\n\t\treturn a\n",
+        # a comment at column 0 inside a body, a body ending the file without a newline
+        "def f():\n# note\n    return 1\n\ndef g(a,\n      b=2):\n    return a",
+        # a header whose default holds a colon and brackets in strings
+        "def f(a=':', b='(', c=lambda x: x):\n    return a\nz = 2\n",
+        # a def word inside a name or a string
+        "undef = 1\nx = 'def y(): pass'\ndef real():\n    return undef\n",
+    ],
+)
+def test_what_cannot_be_told_apart_keeps_its_meaning(text: str) -> None:
+    same_shape(text)
+
+
+def test_a_function_holding_what_the_extractor_reads_is_kept_whole_with_its_nested_ones() -> None:
+    text = textwrap.dedent(
+        """
+        def build(cfg):
+            def helper():
+                return 1
+            return cfg.model.instantiate(tokenizer=tok)
+
+        def other(cfg):
+            return cfg.x
+        """
+    )
+    short = elide(text, read_marks(text))
+    assert "instantiate(tokenizer=tok)" in short and "return 1" in short
+    assert "return cfg.x" not in short
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("def f(cfg):\n    return my_fn(batch)\n", False),  # not a configured call
+        ("def f(cfg):\n    return fn(batch, **kw)\n", True),
+        ("def f(kw):\n    return Cls(**kw['backend'])\n", True),
+        ("def f(kw):\n    return Cls(**kw)\n", False),
+        ("def __len__(self):\n    raise TypeError\n", True),
+        ("def f(self):\n    return self.handle\n", False),
+    ],
+)
+def test_what_is_read_inside_a_body(text: str, kept: bool) -> None:
+    assert (elide(text, read_marks(text)) == text) is kept
+
+
+def test_a_recipe_module_keeps_the_functions_reading_a_section_or_a_loader_node() -> None:
+    text = "def f(self, cfg_dl):\n    del cfg_dl.shuffle\n\ndef g(self):\n    return self.cfg.rng\n"
+    assert elide(text, read_marks(text)) != text
+    assert elide(text, read_marks(text, recipe=True)) == text
+
+
+def test_a_module_the_elision_breaks_is_parsed_as_written_and_one_python_refuses_is_none() -> None:
+    assert parse("m.py", "def f():\n    return 1\n") is not None
+    assert parse("m.py", "def f(:\n") is None
+    assert parse("m.py", "x = 1\x00") is None
+
+
+def test_the_calls_of_every_section_class_are_read() -> None:
+    from automodel_launch.automodel.extract.reads import IN_BODIES
+    from automodel_launch.automodel.extract.sections import SECTION_TARGETS
+
+    words = {read.word for read in IN_BODIES}
+    for candidates in SECTION_TARGETS.values():
+        for target in candidates:
+            assert target.rsplit(".", 1)[-1] + "(" in words
