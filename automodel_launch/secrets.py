@@ -196,6 +196,7 @@ def environment_redactor(environ: Mapping[str, str]) -> Redactor:
 
 # ------------------------------------------------------------------ display
 LONG_WORD = 120
+WORD_HEAD, WORD_TAIL = 80, 40
 LONG_TEXT = 600
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
@@ -215,8 +216,10 @@ def escape_controls(text: str) -> str:
 
 
 def shorten(text: str) -> str:
-    """Words longer than ``LONG_WORD`` and texts longer than ``LONG_TEXT`` cut with '...'."""
-    text = _WORD.sub(lambda m: m.group(0)[:LONG_WORD] + "...", text)
+    """Words longer than ``LONG_WORD`` and texts longer than ``LONG_TEXT`` cut with '...'.
+
+    A long word loses its middle: a long path keeps where it starts and its file's name."""
+    text = _WORD.sub(lambda m: m.group(0)[:WORD_HEAD] + "..." + m.group(0)[-WORD_TAIL:], text)
     return text if len(text) <= LONG_TEXT else text[:LONG_TEXT] + "..."
 
 

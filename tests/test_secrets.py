@@ -294,13 +294,17 @@ def test_display_escapes_terminal_controls() -> None:
 
 def test_display_cuts_long_words_and_long_texts() -> None:
     shown = secrets.display("'" + "x" * 4_000_000 + "' is not valid")
-    assert shown == "'" + "x" * 119 + "... is not valid"
+    assert shown == "'" + "x" * 79 + "..." + "x" * 39 + "' is not valid"
     assert secrets.display("ab " * 1000) == ("ab " * 200) + "..."
 
 
 def test_display_cut_lengths_exactly() -> None:
     assert secrets.display("y" * 120) == "y" * 120
-    assert secrets.display("y" * 121) == "y" * 120 + "..."
+    assert secrets.display("y" * 121) == "y" * 80 + "..." + "y" * 40
+    path = "/" + "d" * 150 + "/jobs/run-7/manifest.json"
+    assert secrets.display(f"cannot read {path}") == (
+        f"cannot read /{'d' * 79}...{'d' * 15}/jobs/run-7/manifest.json"
+    )
     assert secrets.display("abcd " * 120) == "abcd " * 120
     assert secrets.display("abcd " * 120 + "z") == "abcd " * 120 + "..."
 
