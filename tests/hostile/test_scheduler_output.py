@@ -184,7 +184,7 @@ def test_squeue_that_never_answers(fake: FakeSlurm, tmp_path: Path) -> None:
     ("line", "note"),
     [(b"3|FAILED|\xc2\xb2:0|||||", "sacct gave the exit code '\xb2:0'"),
      (b"3|FAILED|" + b"1" * 5000 + b":0|||||", "sacct gave a line this version cannot read (FAILED|"
-      + "1" * 113 + "...)"),
+      + "1" * 73 + "..." + "1" * 33 + ":0|||||)"),
      (b"3|\x1b[2J|1:0|||||", "sacct gave the state '\\\\x1b[2J'"),
      (b"3|FAILED|1:0", "sacct gave a line this version cannot read (FAILED|1:0)")],
 )  # fmt: skip

@@ -17,6 +17,7 @@ import pytest
 
 from automodel_launch import api
 from automodel_launch.errors import LaunchError
+from automodel_launch.secrets import shorten
 from tests.plan.test_plan_cli import RECIPE, fake, run
 from tests.snapshot.gitrepo import git, repo
 
@@ -216,7 +217,8 @@ def test_a_tampered_job_directory_is_refused_in_one_line(
         expected = f"error: job {first['id']} ran a snapshot of {tmp}/checkout, but {old}/code"
     done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp, bin_dir=tmp / "bin")
     assert done.returncode == 1, done.stderr
-    assert done.stderr.startswith(expected), done.stderr
+    # a path longer than a shown word may be is shown without its middle
+    assert done.stderr.startswith(shorten(expected)), done.stderr
     if kind != "gone-code":
         assert done.stderr.endswith(
             "    hint: automodel-launch wrote it as a regular file: restore it, or submit the "
