@@ -17,13 +17,12 @@ file) gives no commit or no "dirty": this is a label, never a check, and it neve
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 from automodel_launch.automodel.source import Listing
+from automodel_launch.loading.files import NotRegular, read_chunk
 
 MAX_INDEX_BYTES = 64 << 20
 _HEX = frozenset("0123456789abcdef")
@@ -67,26 +66,10 @@ def _small(path: Path, limit: int = 1 << 20) -> str | None:
 def _regular(path: Path, limit: int, *, follow: bool = True) -> bytes | None:
     """Up to ``limit`` bytes of ``path`` when it is a regular file (a FIFO or a device
     named by a hostile ``.git`` is never waited on or read); None otherwise."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        return read_chunk(path, 0, limit, follow=follow)
+    except (OSError, NotRegular):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, left = [], limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _commit(git: Path) -> str | None:
