@@ -42,15 +42,10 @@ def tests(session: nox.Session) -> None:
     session.run(
         "npm", "ci", "--prefix", "tests/integration/lsp", "--no-audit", "--no-fund", external=True
     )
-    # the slowest tests, listed at the end: the whole run must stay under 25 minutes
-    if session.posargs:
-        session.run("pytest", "--durations=25", *session.posargs)
-        return
-    # unit tests on every core (each has its own directories and registry); the
-    # integration tests share one Slurm cluster and one set of daemons, so they run after,
-    # one at a time
-    session.run("pytest", "-n", "auto", "--ignore=tests/integration", "--durations=25")
-    session.run("pytest", "--durations=25", "tests/integration")
+    # the slowest tests, listed at the end: the whole run must stay under 25 minutes. On
+    # every core: the tests on the one Slurm cluster in one worker, one at a time
+    # (tests/conftest.py groups them), the rest beside them
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", "--durations=25", *session.posargs)
 
 
 @nox.session

@@ -41,6 +41,19 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_RELEASES = {"automodel-2025": "0.4.0", "automodel-docs": "0.3.0", "automodel-head": "main"}
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run in parallel (``-n auto --dist loadgroup``), every test on the one Slurm cluster
+    goes to one worker, one after another, while the others take the rest; each other test
+    has its own directories, registry, ports and daemons. They come first: the longest
+    chain of the run, mostly waiting on the scheduler, starts at once."""
+    on_slurm = [item for item in items if "slurm_cluster" in getattr(item, "fixturenames", ())]
+    for item in on_slurm:
+        item.add_marker(pytest.mark.xdist_group("slurm"))
+    grouped = set(map(id, on_slurm))
+    items[:] = on_slurm + [item for item in items if id(item) not in grouped]
+
+
 @pytest.fixture(autouse=True)
 def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No user config file or AUTOMODEL_LAUNCH_* variable leaks into a test."""
