@@ -41,17 +41,13 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 CORPUS_RELEASES = {"automodel-2025": "0.4.0", "automodel-docs": "0.3.0", "automodel-head": "main"}
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run in parallel (``-n auto --dist loadgroup``), every test on the one Slurm cluster
-    goes to one worker, one after another, while the others take the rest; each other test
-    has its own directories, registry, ports and daemons. They come first: the longest
-    chain of the run, mostly waiting on the scheduler, starts at once."""
-    on_slurm = [item for item in items if "slurm_cluster" in getattr(item, "fixturenames", ())]
-    for item in on_slurm:
-        item.add_marker(pytest.mark.xdist_group("slurm"))
-    grouped = set(map(id, on_slurm))
-    items[:] = on_slurm + [item for item in items if id(item) not in grouped]
+    """Every test on the one Slurm cluster is marked ``slurm``: those run one at a time in
+    a process of their own (``-m slurm``), beside the rest on every core (``-m "not
+    slurm" -n auto``), each of which has its own directories, registry, ports and daemons."""
+    for item in items:
+        if "slurm_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slurm)
 
 
 @pytest.fixture(autouse=True)
