@@ -132,6 +132,11 @@ def test_the_early_signal_threshold_follows_the_time_limit() -> None:
 
 
 # ------------------------------------------------------------------ the script at work
+# how long srun runs in a test that signals the batch script 1 s after srun started and
+# lets it run on: a slow start on a loaded machine must not end srun before the signal
+SIGNALLED = 6
+
+
 def run_job(
     tmp: Path,
     doc: LaunchDocument,
@@ -225,7 +230,7 @@ def test_a_command_is_stopped_and_requeued_as_torchrun_is(tmp_path: Path) -> Non
 
 def test_the_last_allowed_run_trains_on_and_keeps_srun_status(tmp_path: Path) -> None:
     doc = document(time="2", signal="USR1@90", requeue=True, max_requeues=2)
-    code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="2")
+    code, events, output = run_job(tmp_path, doc, srun_seconds=SIGNALLED, restarts="2")
     assert events == ["srun ended"]
     assert code == 3, output
     assert re.search(
@@ -236,7 +241,7 @@ def test_the_last_allowed_run_trains_on_and_keeps_srun_status(tmp_path: Path) ->
 
 def test_without_requeue_the_signal_is_only_logged(tmp_path: Path) -> None:
     doc = document(time="2", signal="USR2@90")
-    code, events, output = run_job(tmp_path, doc, srun_seconds=2, signum=signal.SIGUSR2)
+    code, events, output = run_job(tmp_path, doc, srun_seconds=SIGNALLED, signum=signal.SIGUSR2)
     assert events == ["srun ended"] and code == 3, output
     assert "no requeue left (SLURM_RESTART_COUNT=0, max_requeues 0)" in output
 
@@ -245,7 +250,7 @@ def test_an_early_signal_waits_for_its_time(tmp_path: Path) -> None:
     # a 10-minute limit signalled 60 s before: a signal in the first 510 s is early
     doc = document(signal="USR1@60", requeue=True)
     started = time.monotonic()
-    code, events, output = run_job(tmp_path, doc, srun_seconds=2, restarts="1")
+    code, events, output = run_job(tmp_path, doc, srun_seconds=SIGNALLED, restarts="1")
     assert events == ["srun ended"] and code == 3, output
     assert re.search(r"USR1 at \d+s is early for this run: acting at 510s\n", output)
     assert time.monotonic() - started < 120  # the timer (510 s) does not hold the script
