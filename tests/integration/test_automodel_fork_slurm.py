@@ -45,15 +45,7 @@ def test_a_fork_in_repo_root_is_checked_as_it_is_and_runs(cli: Cli) -> None:  # 
         re.M,
     ), table.stdout
 
-    done = cli.run("submit", str(config), "--no-preflight")  # AutoModel's own entry point
-    assert done.returncode == 0, done.stderr
-    match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
-    assert match, done.stdout + done.stderr
-    shown = cli.wait_for(match.group(1), ENDED)
-    log = Path(shown["log_path"]).read_text()
-    assert shown["state"] == "COMPLETED", log
-    assert "stand-in AutoModel trained with ['global_batch_size', 'warmup_steps']" in log, log
-    assert shown["automodel_version"] == "main"
+    _runs_the_stand_in(cli, config, "main")  # AutoModel's own entry point
 
 
 def test_a_release_installed_here_that_no_table_has_is_read_and_runs(cli: Cli) -> None:  # noqa: F811
@@ -70,12 +62,18 @@ def test_a_release_installed_here_that_no_table_has_is_read_and_runs(cli: Cli) -
         "1 file checked against AutoModel 0.8.0 (installed here): no problems\n"
     )
 
-    done = cli.run("submit", str(config), "--no-preflight", **env)
+    _runs_the_stand_in(cli, config, "0.8.0", **env)
+
+
+def _runs_the_stand_in(runner: Cli, config: Path, version: str, **env: str) -> None:
+    """``submit`` of ``config``: the job completes, trained by the stand-in AutoModel with
+    its added keyword, and its record names ``version``."""
+    done = runner.run("submit", str(config), "--no-preflight", **env)
     assert done.returncode == 0, done.stderr
     match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
     assert match, done.stdout + done.stderr
-    shown = cli.wait_for(match.group(1), ENDED)
+    shown = runner.wait_for(match.group(1), ENDED)
     log = Path(shown["log_path"]).read_text()
     assert shown["state"] == "COMPLETED", log
     assert "stand-in AutoModel trained with ['global_batch_size', 'warmup_steps']" in log, log
-    assert shown["automodel_version"] == "0.8.0"
+    assert shown["automodel_version"] == version
