@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 Item = TypeVar("Item")
@@ -27,11 +27,17 @@ PER_WORKER = 24
 """Items a worker must have at least: fewer cost more to fork and send than they save."""
 
 
+def forking_is_safe() -> bool:
+    """A POSIX system, and a process with one thread (a forked child gets one thread of a
+    locked world)."""
+    if not hasattr(os, "fork") or sys.platform not in {"linux", "darwin"}:
+        return False
+    return threading.active_count() <= 1
+
+
 def workers_for(count: int) -> int:
     """How many processes check ``count`` items: 1 unless forking pays."""
-    if not hasattr(os, "fork") or sys.platform not in {"linux", "darwin"}:
-        return 1
-    if threading.active_count() > 1:  # a forked child gets one thread of a locked world
+    if not forking_is_safe():
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(cores or 1, count // PER_WORKER))
@@ -59,6 +65,44 @@ def fan_out(
     for (pid, pipe), part in zip(started, slices[1:], strict=True):
         answers += _collect(pid, pipe, len(part)) or [slim(check(item)) for item in part]
     return answers
+
+
+def made_ahead(
+    check: Callable[[Item], Answer],
+    items: Sequence[Item],
+    *,
+    own: float,
+    workers: int | None = None,
+) -> Iterator[Answer]:
+    """``check(item)`` of each item, in order, as they are needed: the parent makes the
+    first ``own`` share of them when asked, while the other workers make the rest ahead.
+
+    For a caller that does serial work of its own with each answer (parsing what the
+    answer holds): that work on the first answers overlaps the workers'. Every worker is
+    waited for, even when the caller stops early.
+    """
+    count = workers_for(len(items)) if workers is None else workers
+    if count <= 1:
+        yield from map(check, items)
+        return
+    cut = max(1, min(len(items), round(len(items) * own)))
+    rest = items[cut:]
+    size = -(-len(rest) // (count - 1)) if rest else 1
+    slices = [rest[i : i + size] for i in range(0, len(rest), size)]
+    started = [_start(check, part, _same) for part in slices]
+    try:
+        yield from map(check, items[:cut])
+        for index, ((pid, pipe), part) in enumerate(zip(started, slices, strict=True)):
+            answers: list[Answer] | None = _collect(pid, pipe, len(part))
+            started[index] = (None, None)
+            yield from [check(item) for item in part] if answers is None else answers
+    finally:
+        for pid, pipe in started:
+            _collect(pid, pipe, 0)
+
+
+def _same(answer: Answer) -> Answer:
+    return answer
 
 
 def _start(

@@ -91,3 +91,45 @@ def test_validate_spread_reports_what_a_serial_run_does() -> None:
     ]
     assert any(r.diagnostics for r in spread)
     assert all(r.loaded is None and r.document is None for r in spread)
+
+
+def test_made_ahead_answers_in_order_the_parent_making_its_share_when_asked() -> None:
+    made: list[int] = []
+
+    def noted(n: int) -> tuple[int, int]:
+        made.append(n)  # in the parent only: a worker's list is its own copy
+        return n, os.getpid()
+
+    answers = fanout.made_ahead(noted, list(range(10)), own=0.3, workers=2)
+    assert next(answers) == (0, PARENT)
+    assert made == [0]  # the parent's share is made as it is asked for
+    rest = list(answers)
+    assert [n for n, _ in rest] == list(range(1, 10))
+    assert [pid for _, pid in rest[:2]] == [PARENT] * 2
+    assert {pid for _, pid in rest[2:]} - {PARENT} and made == [0, 1, 2]
+
+
+@pytest.mark.parametrize("check", [failing_in_workers, leaving_silently, half_answer])
+def test_made_ahead_remakes_what_a_worker_did_not_answer(check: object) -> None:
+    answers = fanout.made_ahead(check, list(range(12)), own=0.25, workers=3)  # type: ignore[arg-type]
+    assert list(answers) == [n * n for n in range(12)]
+
+
+def test_made_ahead_waits_for_its_workers_when_the_caller_stops_early() -> None:
+    answers = fanout.made_ahead(lambda n: os.getpid(), list(range(8)), own=0.25, workers=2)
+    assert next(answers) == PARENT
+    answers.close()  # the worker was waited for: no child of this process is left
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_made_ahead_is_serial_where_forking_is_not_safe() -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        where = list(fanout.made_ahead(lambda n: os.getpid(), list(range(100)), own=0.1))
+    finally:
+        release.set()
+        other.join()
+    assert where == [PARENT] * 100

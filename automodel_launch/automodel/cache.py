@@ -20,10 +20,9 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from automodel_launch.automodel.source import Listing
 
@@ -43,8 +42,7 @@ class Damaged(ValueError):
     """An entry that is not what it claims to be."""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):  # a NamedTuple: a dataclass costs a cached validate ms to make
     """What was read from a tree: its key, the shipped release it is closest to (whose
     startup rules apply) and its table, as :mod:`automodel_launch.automodel.table` reads it
     (checked field by field: :func:`checked`)."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from automodel_launch.automodel.source import Listing
 from automodel_launch.loading.files import NotRegular, read_chunk
@@ -28,8 +28,7 @@ MAX_INDEX_BYTES = 64 << 20
 _HEX = frozenset("0123456789abcdef")
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):  # a NamedTuple: a dataclass costs a cached validate ms to make
     commit: str | None
     dirty: bool | None
 

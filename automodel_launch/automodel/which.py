@@ -245,9 +245,11 @@ def _read(
 def read_tree(found: Listing, version: str | None) -> Entry:
     """What the listed package accepts (cached by content); ``version``: the release it is,
     when known (an installed distribution), else the nearest shipped one is found."""
-    from automodel_launch.automodel import cache, source
+    from automodel_launch.automodel import cache, prefetch, source
 
     key = cache.key(found)
+    if key not in _MEMO:
+        prefetch.wait(found.root)  # a worker reading it since the command began
     entry = _MEMO.get(key) or cache.load(key)
     if entry is None:
         from automodel_launch.automodel.extract import Unparsed, automodel_table

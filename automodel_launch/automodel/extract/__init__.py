@@ -35,35 +35,42 @@ def automodel_table(
     """The table of an AutoModel package (``sources``: ``nemo_automodel/...py`` -> text);
     ``every_module``: :class:`Unparsed` when a module cannot be parsed (else it is left
     out, as Python leaves out a module nothing imports)."""
+    from automodel_launch.automodel.extract.index import uncollected
+
+    with uncollected():  # the trees are freed when _table returns, before collection resumes
+        return _table(sources, version, source, every_module=every_module)
+
+
+def _table(
+    sources: Mapping[str, str], version: str, source: str, *, every_module: bool
+) -> dict[str, object]:
     from automodel_launch.automodel.extract.builds import (
         SUPPLIED_BY_HAND,
         recipe_classes,
         supplied_keywords,
     )
     from automodel_launch.automodel.extract.facts import startup_facts
-    from automodel_launch.automodel.extract.index import uncollected
     from automodel_launch.automodel.extract.sections import section_builds
     from automodel_launch.automodel.extract.signatures import Index
 
-    with uncollected():
-        index = Index(sources, PACKAGE)
-        if every_module and index.unparsed:
-            from automodel_launch.automodel.extract.index import why_unparsed
+    index = Index(sources, PACKAGE)
+    if every_module and index.unparsed:
+        from automodel_launch.automodel.extract.index import why_unparsed
 
-            first = index.unparsed[0]
-            raise Unparsed(why_unparsed(first, sources[first]))
-        callables, aliases, opened = index.table()
-        recipes = recipe_classes(sources)
-        return {
-            "format": FORMAT,
-            "version": version,
-            "source": source,
-            "covers": [PACKAGE],
-            "open": opened,
-            "callables": callables,
-            "aliases": aliases,
-            "recipes": recipes,
-            "sections": section_builds(index, callables, recipes),
-            "supplied": " ".join(sorted(supplied_keywords(index) | SUPPLIED_BY_HAND)),
-            **startup_facts(index, callables),
-        }
+        first = index.unparsed[0]
+        raise Unparsed(why_unparsed(first, sources[first]))
+    callables, aliases, opened = index.table()
+    recipes = recipe_classes(sources)
+    return {
+        "format": FORMAT,
+        "version": version,
+        "source": source,
+        "covers": [PACKAGE],
+        "open": opened,
+        "callables": callables,
+        "aliases": aliases,
+        "recipes": recipes,
+        "sections": section_builds(index, callables, recipes),
+        "supplied": " ".join(sorted(supplied_keywords(index) | SUPPLIED_BY_HAND)),
+        **startup_facts(index, callables),
+    }

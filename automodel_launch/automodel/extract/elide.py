@@ -29,6 +29,18 @@ then checked to start with it (:func:`_def_indent`)."""
 _COMMENT = re.compile(r"#[^\"'\n]*$")
 _HEADER_LINES = 100
 """A header longer than this is not looked for (it is kept)."""
+_HEADER_TOKEN = re.compile(
+    r'''(?P<string>[rRbBuUfF]{0,2}(?:"""(?:[^"\\]|\\.|"(?!""))*"""'''
+    r"""|'''(?:[^'\\]|\\.|'(?!''))*'''"""
+    r"""|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))"""
+    r"|(?P<comment>#[^\n]*)|(?P<open>[(\[{])|(?P<close>[)\]}])|(?P<mark>[,:=])"
+    r"|(?P<other>[^\s\"'#()\[\]{},:=]+)|(?P<space>\s+)",
+    re.DOTALL,
+)
+"""The pieces of a ``def`` header: whole strings, comments, brackets, the marks that end a
+parameter's name (``,`` ``:`` ``=``), and the rest."""
+_NAME_PART = re.compile(r"def[ \t]+\w+[ \t]*\(")
+_PARAMETER = re.compile(r"\*{0,2}\w+|\*|/")
 
 
 @cache
@@ -95,6 +107,59 @@ def _first_indent(text: str, at: int, end: int) -> int:
     return -1
 
 
+def bare_header(header: str) -> str:
+    """``def name(a, b=..., *c, **d):`` of a header, its annotations and default values
+    left out (whether a parameter has a default is what the extractor reads; the nodes of
+    the annotations are a third of a package's tree). The header as written when it has
+    neither, or holds what a plain reading could misplace (a ``lambda``, a string or
+    bracket it cannot follow, what is not Python)."""
+    named = _NAME_PART.match(header)
+    if named is None or "lambda" in header:
+        return header
+    if header.count(":") == 1 and "=" not in header:
+        return header  # nothing to leave out but a return annotation
+    params: list[str] = []
+    name = ""
+    part = ","  # what began the part read: "," a name, ":" an annotation, "=" a default
+    depth = 1
+    at = named.end()
+    for token in _HEADER_TOKEN.finditer(header, at):
+        if token.start() != at:
+            return header  # a character no piece begins with (an unclosed string)
+        at = token.end()
+        kind = token.lastgroup
+        text = token.group()
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and kind == "mark":
+            if text == ",":
+                if not _PARAMETER.fullmatch(name := name.strip()):
+                    return header  # a mark with no parameter before it, or not one name
+                params.append(name + ("=..." if part == "=" else ""))
+                name, part = "", ","
+            elif part == "," or (text == "=" and part == ":"):
+                part = text
+            continue
+        if part == ",":
+            if kind == "string":
+                return header
+            if kind != "comment":
+                name += text
+    else:
+        return header  # the parameters never close
+    if name.strip():
+        if not _PARAMETER.fullmatch(name := name.strip()):
+            return header
+        params.append(name + ("=..." if part == "=" else ""))
+    elif part != ",":
+        return header
+    return f"{named.group()[:-1].rstrip()}({', '.join(params)}):\n"
+
+
 def elide(text: str, marks: Sequence[int]) -> str:
     """``text`` with the bodies of the functions holding none of ``marks`` (sorted offsets
     of what the extractor reads) replaced by ``...``; a kept function keeps its nested
@@ -122,7 +187,8 @@ def elide(text: str, marks: Sequence[int]) -> str:
         indent = _first_indent(text, header_end, body_end)
         if indent < 0 or not _closed(body):
             continue
-        out.append(text[emitted:header_end])
+        out.append(text[emitted:start])
+        out.append(bare_header(text[start:header_end]))
         out.append(" " * indent + "...\n")
         emitted = body_end
     out.append(text[emitted:])

@@ -15,31 +15,38 @@ import gc
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 
 from automodel_launch.automodel.extract.elide import elide
 from automodel_launch.automodel.extract.reads import read_marks
 
+OWN = 0.5
+"""The share of the modules this process elides itself (parsing costs about twice eliding:
+with this share, the others' work is done when it is needed)."""
 
-def nodes_of(node: ast.AST) -> list[ast.AST]:
-    """Every node under ``node`` (itself included), depth first; kept on the node, as the
-    extractor walks some functions more than once. Faster than :func:`ast.walk`, whose
-    breadth-first order nothing here needs."""
+
+def nodes_of(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself first), depth first. What lies under it is kept on
+    the node, as the extractor walks some functions more than once; the node itself is not
+    (a node holding itself would be a cycle only the garbage collector frees, and freeing
+    a package's trees by reference counting is what keeps a cold read fast). Faster than
+    :func:`ast.walk`, whose breadth-first order nothing here needs."""
     known: list[ast.AST] | None = getattr(node, "_nodes", None)
-    if known is not None:
-        return known
-    found: list[ast.AST] = []
-    stack = [node]
-    while stack:
-        here = stack.pop()
-        found.append(here)
-        for name in here._fields:
-            value = getattr(here, name, None)
-            if isinstance(value, list):
-                stack.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
-    node._nodes = found  # type: ignore[attr-defined]
-    return found
+    if known is None:
+        known = []
+        stack = [node]
+        while stack:
+            here = stack.pop()
+            if here is not node:
+                known.append(here)
+            for name in here._fields:
+                value = getattr(here, name, None)
+                if isinstance(value, list):
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+        node._nodes = known  # type: ignore[attr-defined]
+    return chain((node,), known)
 
 
 @contextmanager
@@ -55,18 +62,36 @@ def uncollected() -> Iterator[None]:
             gc.enable()
 
 
-def parse(path: str, text: str, *, recipe: bool = False) -> ast.Module | None:
+def elided(text: str, *, recipe: bool = False) -> str:
+    """``text`` with the function bodies the extractor does not read left out (``recipe``:
+    a recipe module, whose functions are read for more:
+    :mod:`~automodel_launch.automodel.extract.reads`)."""
+    return elide(text, read_marks(text, recipe=recipe))
+
+
+def parse(
+    path: str, text: str, *, recipe: bool = False, short: str | None = None
+) -> ast.Module | None:
     """The module's tree with the function bodies the extractor does not read left out
-    (``recipe``: a recipe module, whose functions are read for more:
-    :mod:`~automodel_launch.automodel.extract.reads`), None when Python cannot parse it."""
+    (``short``: :func:`elided` already made), None when Python cannot parse it."""
     try:
-        return ast.parse(elide(text, read_marks(text, recipe=recipe)), path)
+        return ast.parse(elided(text, recipe=recipe) if short is None else short, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass  # what the elision left is no module: the text as written decides
     try:
         return ast.parse(text, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _elided(item: tuple[str, bool]) -> str:
+    return elided(item[0], recipe=item[1])
+
+
+def _module(path: str, tree: ast.Module, text: str) -> Module:
+    parts = path[: -len(".py")].split("/")
+    is_package = parts[-1] == "__init__"
+    return Module(".".join(parts[:-1] if is_package else parts), tree, is_package, text)
 
 
 def why_unparsed(path: str, text: str) -> str:
@@ -145,15 +170,22 @@ class Parsed:
             self._bind(module)
 
     def _parse(self, sources: Mapping[str, str]) -> None:
-        for path, text in sorted(sources.items()):
-            parts = path[: -len(".py")].split("/")
-            is_package = parts[-1] == "__init__"
-            name = ".".join(parts[:-1] if is_package else parts)
-            tree = parse(path, text, recipe=path.startswith(self._recipes))
+        """Parse every module. The elision is plain text work, about a third of the time:
+        other cores make it ahead for the last modules while this process elides and
+        parses the first ones (:func:`automodel_launch.fanout.made_ahead`)."""
+        from automodel_launch.fanout import made_ahead
+
+        ordered = sorted(sources.items())
+        shorts = made_ahead(
+            _elided, [(text, path.startswith(self._recipes)) for path, text in ordered], own=OWN
+        )
+        for (path, text), short in zip(ordered, shorts, strict=True):
+            tree = parse(path, text, short=short)
             if tree is None:
                 self.unparsed.append(path)
                 continue
-            self.modules[name] = Module(name, tree, is_package, text)
+            module = _module(path, tree, text)
+            self.modules[module.name] = module
 
     def inside(self, dotted: str) -> bool:
         return dotted == self.package or dotted.startswith(self.package + ".")
