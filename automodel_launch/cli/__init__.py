@@ -9,7 +9,19 @@ def main() -> None:
     from automodel_launch.cli import errors
 
     errors.handle_termination()
-    sys.exit(errors.run(_dispatch))
+    code = errors.run(_dispatch)
+    _freeze()
+    sys.exit(code)
+
+
+def _freeze() -> None:
+    """Leave what the command made to the end of the process, unwalked: Python collects
+    garbage once more as it ends, over every object alive, which costs a one-file
+    ``validate`` a fifth of its time; frozen objects are left out of it. (Exit handlers
+    still run and buffered output is still written.)"""
+    import gc
+
+    gc.freeze()
 
 
 def _dispatch() -> int:
