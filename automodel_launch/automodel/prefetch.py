@@ -6,41 +6,26 @@ forked worker started first (:func:`start`) reads the tree meanwhile and leaves 
 read in the cache (:mod:`automodel_launch.automodel.cache`); when validation reaches the
 tree, :func:`wait` waits for that worker and the cache answers. Nothing depends on the
 worker: one that fails, or cannot write the cache, leaves the tree to be read as without
-it; one still running when the process ends is stopped. A tree the cache already holds,
-or that cannot be listed, starts none.
+it; one still running when the process ends is stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 _STARTED: dict[str, int] = {}
 """The package directory (resolved) -> the worker reading it."""
 
 
-def start(directory: str) -> None:
-    """Begin reading the ``nemo_automodel`` package in ``directory`` (nothing when there is
-    none, or forking is not safe here)."""
-    from automodel_launch.automodel import cache, source, which
+def start(root: str, read: Callable[[], object]) -> None:
+    """Run ``read`` (reading the package at ``root``, leaving it in the cache) in a forked
+    worker; nothing when forking is not safe here or one already reads it."""
     from automodel_launch.fanout import forking_is_safe
 
-    package = source.package_in(Path(directory))
-    if package is None or not forking_is_safe():
-        return
-    root = os.path.realpath(package)
-    if root in _STARTED:
-        return
-    try:
-        key = cache.key(source.listing(Path(root)))
-    except source.Unreadable:
-        return  # validation says why, when it gets there
-    if key in which._MEMO:
-        return
-    entry = cache.load(key)
-    if entry is not None:
-        which._MEMO[key] = entry  # read before: the cache answers, once
+    if root in _STARTED or not forking_is_safe():
         return
     try:
         pid = os.fork()
@@ -55,9 +40,9 @@ def start(directory: str) -> None:
         return
     code = 1
     try:
-        which.read_tree(source.listing(Path(root)), None)
+        read()
         code = 0
-    except BaseException:
+    except BaseException:  # the parent reads the tree itself
         pass
     finally:
         os._exit(code)

@@ -242,6 +242,27 @@ def _read(
         return None
 
 
+def read_ahead(directory: str) -> None:
+    """Start reading the ``nemo_automodel`` package in ``directory`` in a worker while this
+    process goes on (:mod:`.prefetch`): nothing when there is none, it cannot be listed
+    (validation says why when it gets there) or the cache holds it (kept here, read once)."""
+    from automodel_launch.automodel import cache, prefetch, source
+
+    package = source.package_in(Path(directory))
+    if package is None:
+        return
+    try:
+        found = source.listing(package)
+    except source.Unreadable:
+        return
+    key = cache.key(found)
+    entry = _MEMO.get(key) or cache.load(key)
+    if entry is not None:
+        _MEMO[key] = entry
+        return
+    prefetch.start(str(found.root), lambda: read_tree(source.listing(found.root), None))
+
+
 def read_tree(found: Listing, version: str | None) -> Entry:
     """What the listed package accepts (cached by content); ``version``: the release it is,
     when known (an installed distribution), else the nearest shipped one is found."""

@@ -69,9 +69,9 @@ def validate(args: list[str]) -> int | None:
     import os
 
     if "automodel_source" in parsed[0]:  # read it while the rest is imported
-        from automodel_launch.automodel import prefetch
+        from automodel_launch.automodel.which import read_ahead
 
-        prefetch.start(parsed[0]["automodel_source"])
+        read_ahead(parsed[0]["automodel_source"])
     gc.disable()  # a short run that allocates many small objects and frees them at exit
     # validate starts no other process: skip pydantic's search of installed plugins
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

@@ -43,8 +43,8 @@ def test_the_worker_leaves_what_it_read_in_the_cache(tmp_path: Path) -> None:
         f"""
         import json, os
         from pathlib import Path
-        from automodel_launch.automodel import cache, prefetch
-        prefetch.start({str(tree)!r})
+        from automodel_launch.automodel import cache, prefetch, which
+        which.read_ahead({str(tree)!r})
         pids = list(prefetch._STARTED.values())
         prefetch.wait(Path(os.path.realpath({str(tree / PACKAGE)!r})))
         print(json.dumps({{"pids": pids, "pid": os.getpid(), "left": prefetch._STARTED,
@@ -61,9 +61,9 @@ def test_nothing_is_started_for_a_directory_without_the_package(tmp_path: Path) 
     found = run(
         f"""
         import json
-        from automodel_launch.automodel import prefetch
-        prefetch.start({str(tmp_path / "empty")!r})
-        prefetch.start({str(tmp_path / "missing")!r})
+        from automodel_launch.automodel import prefetch, which
+        which.read_ahead({str(tmp_path / "empty")!r})
+        which.read_ahead({str(tmp_path / "missing")!r})
         print(json.dumps({{"started": len(prefetch._STARTED)}}))
         """,
         tmp_path / "cache",
@@ -96,8 +96,8 @@ def test_a_worker_still_reading_when_the_process_ends_is_stopped(tmp_path: Path)
     found = run(
         f"""
         import json, os
-        from automodel_launch.automodel import prefetch
-        prefetch.start({str(tree)!r})
+        from automodel_launch.automodel import prefetch, which
+        which.read_ahead({str(tree)!r})
         pid = list(prefetch._STARTED.values())[0]
         prefetch._stop()
         try:
@@ -116,8 +116,8 @@ def test_a_tree_read_before_starts_no_worker(tmp_path: Path) -> None:
     tree = fork(tmp_path / "fork")
     script = f"""
         import json
-        from automodel_launch.automodel import prefetch
-        prefetch.start({str(tree)!r})
+        from automodel_launch.automodel import prefetch, which
+        which.read_ahead({str(tree)!r})
         started = len(prefetch._STARTED)
         prefetch._stop()
         print(json.dumps({{"started": started}}))
