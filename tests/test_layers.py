@@ -251,3 +251,97 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
         + modules("cli/validate") + modules("cli/fast")
     )  # fmt: skip
     assert [str(p) for p in validate_path if crosses(p, ("automodel_launch.launchers",))] == []
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path, known: set[str]) -> set[str]:
+    """The project's modules ``path`` imports when it runs (at the top or inside a
+    function; not under ``if TYPE_CHECKING:``), each the deepest module the name holds."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name:
+                found.add(name)
+    return found
+
+
+def import_circles() -> list[list[str]]:
+    """The package's import circles (strongly connected groups of two or more modules),
+    each sorted, smallest first."""
+    files = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    known = set(files)
+    graph = {name: _runtime_imports(path, known) - {name} for name, path in files.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(name: str) -> None:  # Tarjan's strongly connected components
+        order[name] = low[name] = len(order)
+        stack.append(name)
+        for other in sorted(graph[name]):
+            if other not in order:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in stack:
+                low[name] = min(low[name], order[other])
+        if low[name] == order[name]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == name:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in order:
+            visit(name)
+    return sorted(circles, key=lambda group: (len(group), group))
+
+
+KNOWN_CIRCLES = [
+    ["settings", "settings_sources"],  # deliberate: the settings and their sources
+    ["profiles.files", "remote.clusters"],
+    ["cli", "cli.app", "cli.jobs"],
+    ["report", "report.json", "report.text"],
+    ["rules", "rules.recipe_built", "rules.recipe_calls"],
+    ["loading", "loading.depth", "loading.nodes", "loading.positions", "loading.pyyaml",
+     "loading.tags", "loading.yaml"],
+    ["cluster.client", "jobs.driven", "jobs.failure", "jobs.failure_sources", "jobs.follow",
+     "jobs.ids", "jobs.local", "jobs.manifest", "jobs.skypilot", "jobs.slurm",
+     "jobs.slurm_output", "jobs.status", "launchers", "launchers.interactive",
+     "launchers.skypilot", "launchers.slurm", "remote.last_seen", "remote.session",
+     "remote.shell", "remote.ssh", "remote.status", "remote.transfer", "submit.local",
+     "submit.skypilot", "submit.slurm"],
+]  # fmt: skip
+"""The circles there are today, imports inside functions counted: every one but the
+settings pair is to be taken apart (the launching code grouped by launcher). A new circle,
+or a module joining one, fails here; one taken apart is struck off this list."""
+
+
+def test_no_import_circle_but_those_known() -> None:
+    expected = [[f"automodel_launch.{name}" for name in group] for group in KNOWN_CIRCLES]
+    assert import_circles() == sorted(expected, key=lambda group: (len(group), group))
