@@ -26,8 +26,13 @@ from typing import Any
 from automodel_launch.diagnostics import Collector, Diagnostic, Origin
 from automodel_launch.loading import LoadedFile, load_file
 from automodel_launch.profiles import LAUNCHERS, SITE_VARIABLE
-from automodel_launch.remote.clusters import CLUSTERS_KEY, REMOTE_KEY
 from automodel_launch.remote.fields import NAME
+
+CLUSTERS_KEY = "clusters"
+"""The file's top-level key holding the named clusters (no profile may be named so:
+:mod:`automodel_launch.remote.clusters` reads them)."""
+REMOTE_KEY = "remote"
+"""A profile's key naming its default cluster."""
 
 SITE_DEFAULT = Path("/etc/automodel-launch/profiles.yaml")
 FILE_NAME = "profiles.yaml"

@@ -31,10 +31,6 @@ from automodel_launch.errors import UsageError
 from automodel_launch.remote.fields import NAME, ClusterName, Host, Port, RemoteDir
 from automodel_launch.remote.ssh_options import refusal
 
-CLUSTERS_KEY = "clusters"
-"""The profile file's top-level key holding the clusters (no profile may be named so)."""
-REMOTE_KEY = "remote"
-"""A profile's key naming its default cluster."""
 MAX_OPTIONS = 32
 
 
@@ -93,7 +89,7 @@ def read_remote(name: str, raw: Any) -> Remote:
 def defined_clusters() -> dict[str, tuple[str, Any]]:
     """Every ``clusters:`` entry of the profile files: name -> (file, raw); the user's
     file's entry replaces the site's."""
-    from automodel_launch.profiles.files import profile_files
+    from automodel_launch.profiles.files import CLUSTERS_KEY, profile_files
 
     found: dict[str, tuple[str, Any]] = {}
     for file in profile_files():

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def as_data(
     reports: Sequence[FileReport], *, strict: bool, version: str | None = None
 ) -> dict[str, Any]:
-    from automodel_launch.report import checked_against
+    from automodel_launch.report.releases import checked_against
 
     releases = checked_against(reports, version)
     return {

@@ -31,7 +31,7 @@ def format_line(path: str, d: Diagnostic) -> str:
 
 def summary(reports: Sequence[FileReport], *, strict: bool, version: str | None = None) -> str:
     """``2 files checked against AutoModel 0.7.0: no problems``."""
-    from automodel_launch.report import described
+    from automodel_launch.report.releases import described
 
     releases = described(reports, version)
     against = f" against AutoModel {' and '.join(releases)}" if releases else ""
