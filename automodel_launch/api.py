@@ -234,8 +234,8 @@ def status(ref: str) -> JobStatus | SweepStatus: ...
 def status(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     """The state now of a job, or of every point of a sweep (one scheduler query);
     ``ref`` as :func:`find` takes it, or what it returned."""
-    from automodel_launch.jobs.status import statuses
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
+    from automodel_launch.launchers.dispatch import statuses
 
     target = given.target(ref)
     if isinstance(target, Sweep):
@@ -254,8 +254,8 @@ def cancel(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
     """Cancel a job, or every point of a sweep not finished yet (Slurm: one ``scancel``);
     its state after. ``ref`` as :func:`status` takes it."""
     from automodel_launch.jobs.driven import cancel_queued, driven
-    from automodel_launch.jobs.status import backend, cancel_all
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
+    from automodel_launch.launchers.dispatch import backend, cancel_all
 
     target = given.target(ref)
     if isinstance(target, Sweep):

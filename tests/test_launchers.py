@@ -12,11 +12,12 @@ import pytest
 
 from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LaunchDocument
 from automodel_launch.config.document import LAUNCHERS as SECTIONS
-from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.jobs.status import JobStatus, backend, statuses
+from automodel_launch.jobs.status import JobStatus
 from automodel_launch.launcher_names import BY_AUTOMODEL, LAUNCHED_HERE, WITH_SECTION
 from automodel_launch.launchers import LAUNCHERS, Handover, Launcher, launcher_of
+from automodel_launch.launchers.dispatch import backend, statuses
+from automodel_launch.launchers.ids import GRAMMAR, is_scheduler_id
 from automodel_launch.layout import JOB_CONFIG, LAUNCH_CONFIG
 from automodel_launch.prepare import EntryChoice, default_job_dir, prepare
 from automodel_launch.submit import Submitted
@@ -72,6 +73,12 @@ def test_each_launcher_says_what_its_ids_look_like(
     assert [is_scheduler_id(name, text) for text in good] == [True] * len(good)
     assert [is_scheduler_id(name, text) for text in bad] == [False] * len(bad)
     assert not is_scheduler_id("nosuch", "1")
+    assert LAUNCHERS[name].job_id.fullmatch(good[0])  # the launcher's own, the same grammar
+
+
+def test_every_launcher_has_one_id_grammar_its_class_answers_with() -> None:
+    assert set(GRAMMAR) == set(LAUNCHED_HERE) == set(LAUNCHERS)
+    assert all(LAUNCHERS[name].job_id is GRAMMAR[name] for name in LAUNCHED_HERE)
 
 
 def test_the_local_script_starts_strict_bash_and_the_others_are_as_rendered() -> None:
@@ -135,11 +142,12 @@ class Echo:
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "llm_finetune.yaml"
 
 
-def test_a_new_launcher_is_one_class_and_one_row(
+def test_a_new_launcher_is_one_class_one_row_and_its_id_grammar(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     echo: Launcher = Echo()  # `mypy tests/test_launchers.py` holds the class to the contract
     monkeypatch.setitem(LAUNCHERS, "echo", echo)
+    monkeypatch.setitem(GRAMMAR, "echo", echo.job_id)
     # the recipe's own section would choose it; here the document is told
     monkeypatch.setattr(LaunchDocument, "launcher", property(lambda self: "echo"))
     recipe = tmp_path / "r.yaml"

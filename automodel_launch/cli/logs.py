@@ -27,7 +27,7 @@ def command(
 ) -> None:
     """Print the job's output (of a sweep: one point's, --point I)."""
     from automodel_launch import api
-    from automodel_launch.jobs.status import backend
+    from automodel_launch.launchers.dispatch import backend
 
     manifest = api.job(job, point=point)
     code = backend(manifest.launcher).logs(manifest, follow=follow, rank=rank)

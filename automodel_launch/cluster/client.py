@@ -23,7 +23,7 @@ kind              seconds    why
 One error family: :class:`SlurmError` (exit 1); :class:`NoSlurm` (nothing to ask: the
 program is not on PATH or cannot start), :class:`Unanswered` (its time was up) and
 :class:`Refused` (it exited non-zero where that means no) are its kinds. A job id reaches
-a command line only after :func:`~automodel_launch.jobs.ids.is_scheduler_id` said it is
+a command line only after :func:`~automodel_launch.launchers.ids.is_scheduler_id` said it is
 one, and only after ``--`` or ``=``: a value can never become an option.
 """
 
@@ -46,7 +46,7 @@ from automodel_launch.cluster.commands import (
     run,
 )
 from automodel_launch.cluster.transport import Transport, current_transport
-from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.secrets import display, looks_like_token
 
 __all__ = [

@@ -10,9 +10,10 @@ from typing import NamedTuple
 from automodel_launch.errors import UsageError
 from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.states import STATES, State
-from automodel_launch.jobs.status import JobStatus, statuses
+from automodel_launch.jobs.status import JobStatus
 from automodel_launch.jobs.sweeps import Row, SweepStatus, rows
 from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE, LauncherName
+from automodel_launch.launchers.dispatch import statuses
 
 LAUNCHER_NAMES: dict[str, LauncherName] = {
     **{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE,

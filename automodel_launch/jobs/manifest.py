@@ -39,7 +39,6 @@ from pydantic import (
 
 from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
-from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.origins import (
     MAX_ORIGINS,
     MAX_OVERRIDES,
@@ -51,6 +50,7 @@ from automodel_launch.jobs.origins import (
     Text,
 )
 from automodel_launch.launcher_names import LauncherName
+from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
 from automodel_launch.snapshot.record import CodeRecord

@@ -7,7 +7,7 @@ all jobs asked about, array tasks included (:mod:`automodel_launch.jobs.slurm_ar
 the jobs it does not know are asked of ``sacct`` in one more call. Every command goes
 through :class:`automodel_launch.cluster.client.SlurmClient` (its timeouts, its errors);
 what it says is read by :mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a
-command line only after :func:`automodel_launch.jobs.ids.is_scheduler_id` said it is one,
+command line only after :func:`automodel_launch.launchers.ids.is_scheduler_id` said it is one,
 after ``--`` or ``=``.
 """
 
@@ -21,7 +21,6 @@ from automodel_launch.cluster.client import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
 from automodel_launch.cluster.client import SlurmClient, SlurmError
 from automodel_launch.cluster.client import timeout as timeout
 from automodel_launch.jobs.follow import follow_file
-from automodel_launch.jobs.ids import is_scheduler_id
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.slurm_arrays import Listed
 from automodel_launch.jobs.slurm_output import (
@@ -44,6 +43,7 @@ from automodel_launch.jobs.status import (
     mark_cancelled,
     read_exit_code,
 )
+from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.layout import slurm_log
 from automodel_launch.secrets import display
 

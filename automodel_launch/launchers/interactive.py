@@ -39,9 +39,9 @@ class Interactive:
     @property
     def job_id(self) -> re.Pattern[str]:
         """The run's process id."""
-        from automodel_launch.jobs.ids import NUMBER
+        from automodel_launch.launchers.ids import GRAMMAR
 
-        return NUMBER
+        return GRAMMAR[self.name]
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.render.interactive import render_artifact

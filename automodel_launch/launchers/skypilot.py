@@ -34,9 +34,9 @@ class SkyPilot:
 
     @property
     def job_id(self) -> re.Pattern[str]:
-        from automodel_launch.jobs.ids import NUMBER
+        from automodel_launch.launchers.ids import GRAMMAR
 
-        return NUMBER
+        return GRAMMAR[self.name]
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.render.skypilot import render_artifact

@@ -33,9 +33,9 @@ class Slurm:
 
     @property
     def job_id(self) -> re.Pattern[str]:
-        from automodel_launch.jobs.ids import SLURM_ID
+        from automodel_launch.launchers.ids import GRAMMAR
 
-        return SLURM_ID
+        return GRAMMAR[self.name]
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.render.slurm import render_artifact

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from automodel_launch.errors import LaunchError, UsageError
-from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.launchers.ids import is_scheduler_id
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from automodel_launch.jobs.ids import is_scheduler_id
+from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.secrets import Redactor, display
 from automodel_launch.submit import SubmitError, Submitted
 

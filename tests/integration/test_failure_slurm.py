@@ -143,6 +143,6 @@ def _as_if_forgotten(job_dir: Path) -> Any:
     directory says (the path :func:`automodel_launch.jobs.slurm.statuses` takes then)."""
     from automodel_launch.jobs.manifest import read_manifest
     from automodel_launch.jobs.slurm import from_job_dir
-    from automodel_launch.jobs.status import with_failure
+    from automodel_launch.launchers.dispatch import with_failure
 
     return with_failure(from_job_dir(read_manifest(job_dir), None))

@@ -23,8 +23,9 @@ import pytest
 from automodel_launch.jobs import failure_sources
 from automodel_launch.jobs.failure import Failure, diagnose
 from automodel_launch.jobs.manifest import Manifest, new_manifest
-from automodel_launch.jobs.status import JobStatus, with_failure
+from automodel_launch.jobs.status import JobStatus
 from automodel_launch.jobs.view import status_lines
+from automodel_launch.launchers.dispatch import with_failure
 
 CAPTURED = Path(__file__).parent / "captured" / "failure"
 LOG = "job_12.out"
