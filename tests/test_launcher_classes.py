@@ -12,10 +12,11 @@ import pytest
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.launchers import LAUNCHERS, Handover
+from automodel_launch.launchers import LAUNCHERS
 from automodel_launch.loading import load_text
 from automodel_launch.render import interactive, skypilot, slurm
 from automodel_launch.render.entry import JobSpec, default_entry
+from automodel_launch.submit import Handover
 from tests.conftest import offline_settings
 from tests.jobs.slurm_fakes import CAPTURED, FakeSlurm
 from tests.jobs.test_skypilot import FakeSdk, record

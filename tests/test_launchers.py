@@ -15,12 +15,12 @@ from automodel_launch.config.document import LAUNCHERS as SECTIONS
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.launcher_names import BY_AUTOMODEL, LAUNCHED_HERE, WITH_SECTION
-from automodel_launch.launchers import LAUNCHERS, Handover, Launcher, launcher_of
+from automodel_launch.launchers import LAUNCHERS, Launcher, launcher_of
 from automodel_launch.launchers.dispatch import backend, statuses
 from automodel_launch.launchers.ids import GRAMMAR, is_scheduler_id
 from automodel_launch.layout import JOB_CONFIG, LAUNCH_CONFIG
 from automodel_launch.prepare import EntryChoice, default_job_dir, prepare
-from automodel_launch.submit import Submitted
+from automodel_launch.submit import Handover, Submitted
 from tests.conftest import offline_settings
 from tests.test_layers import PACKAGE
 

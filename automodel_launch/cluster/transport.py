@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from automodel_launch.cluster.client import Answer
+    from automodel_launch.cluster.commands import Answer
 
 
 class Transport(Protocol):

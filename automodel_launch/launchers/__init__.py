@@ -18,10 +18,7 @@ only what its launcher needs. The validate path never imports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from automodel_launch.launchers.interactive import Interactive
 from automodel_launch.launchers.skypilot import SkyPilot
@@ -34,26 +31,7 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.render.entry import JobSpec
-    from automodel_launch.submit import Submitted
-
-
-@dataclass(frozen=True)
-class Handover:
-    """A written job directory, ready to be handed to its launcher."""
-
-    document: LaunchDocument
-    job_dir: Path
-    files: Mapping[str, str]
-    environ: Mapping[str, str]
-    dry_run: bool = False
-    detach: bool = False
-    """Local runs: start in the background, output in the job directory."""
-    started: Callable[[str, dict[str, Any]], None] | None = None
-    """Called with the job's id and details as soon as it runs (a foreground local run
-    is recorded while it runs, not after)."""
-    sweep_point: bool = False
-    """A point of a sweep handed over on its own (:mod:`automodel_launch.plan.driver`): it
-    must run apart and end by itself (SkyPilot: a managed job, spot or not)."""
+    from automodel_launch.submit import Handover, Submitted
 
 
 class Launcher(Protocol):

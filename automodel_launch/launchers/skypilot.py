@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
-    from automodel_launch.launchers import Handover
     from automodel_launch.render.entry import JobSpec
-    from automodel_launch.submit import Submitted
+    from automodel_launch.submit import Handover, Submitted
 
 
 class SkyPilot:

@@ -39,7 +39,8 @@ from automodel_launch.submit import SubmitError
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.driven import DriverFile
-    from automodel_launch.launchers import Handover, Launcher
+    from automodel_launch.launchers import Launcher
+    from automodel_launch.submit import Handover
 
 Say = Callable[[str], None]
 

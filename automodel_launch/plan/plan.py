@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.loading import LoadResult
     from automodel_launch.plan.checkpoints import Points
-    from automodel_launch.plan.rerun import Checkpoints
+    from automodel_launch.plan.rerun_checkpoints import Checkpoints
     from automodel_launch.prepare import EntryChoice, PreparedJob
     from automodel_launch.profiles.overrides import Layers
     from automodel_launch.remote.clusters import Remote

@@ -16,15 +16,44 @@ import os
 import posixpath
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from automodel_launch.cluster.commands import SlurmError, run
 from automodel_launch.layout import CODE, ERROR_FILES, EXIT_CODE, RANK_LOGS
 from automodel_launch.remote.ssh import RemoteError, why
 
 if TYPE_CHECKING:
-    from automodel_launch.remote.session import RemoteSession
+    from collections.abc import Mapping, Sequence
+
+    from automodel_launch.cluster.commands import Answer
+    from automodel_launch.remote.clusters import Remote
+    from automodel_launch.remote.shell import RemoteShell
     from automodel_launch.remote.ssh import Connection
+
+
+class Session(Protocol):
+    """What a copy needs of :class:`~automodel_launch.remote.session.RemoteSession`, whose
+    ``push`` and ``pull`` call this module (said here, so it imports nothing of it)."""
+
+    remote: Remote
+    connection: Connection | None
+
+    def open(self) -> RemoteShell: ...
+
+    def where(self, local: str) -> str: ...
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        timeout: float,
+        cwd: str | None,
+        limit: int,
+        name: str | None,
+        stdin: bytes | None = None,
+        secrets: Mapping[str, str] | None = None,
+    ) -> Answer: ...
+
 
 COPY_TIMEOUT = 1800.0
 """Seconds a copy may take (a code snapshot over a slow link)."""
@@ -37,7 +66,7 @@ _BACK = (
 )  # fmt: skip
 
 
-def push(session: RemoteSession, local: Path) -> str:
+def push(session: Session, local: Path) -> str:
     """Copy ``local`` whole to its place on the cluster; the path there."""
     connection = _connection(session)
     there = session.where(str(local))
@@ -65,7 +94,7 @@ def push(session: RemoteSession, local: Path) -> str:
     return there
 
 
-def pull(session: RemoteSession, local: Path) -> None:
+def pull(session: Session, local: Path) -> None:
     """Copy the job's output from its place there into ``local``."""
     connection = _connection(session)
     there = session.where(str(local))
@@ -83,7 +112,7 @@ def pull(session: RemoteSession, local: Path) -> None:
         )
 
 
-def _connection(session: RemoteSession) -> Connection:
+def _connection(session: Session) -> Connection:
     if shutil.which("rsync") is None:
         raise RemoteError("rsync is not on PATH: install it to copy job directories")
     session.open()
@@ -91,7 +120,7 @@ def _connection(session: RemoteSession) -> Connection:
     return session.connection
 
 
-def _remove(session: RemoteSession, staging: str) -> None:
+def _remove(session: Session, staging: str) -> None:
     """The staging copy, when the connection still allows it."""
     try:
         session.run(["rm", "-rf", "--", staging], timeout=60, cwd=None, limit=65536, name="rm")

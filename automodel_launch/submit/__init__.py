@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.errors import LaunchError
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
+
+
+@dataclass(frozen=True)
+class Handover:
+    """A written job directory, ready to be handed to its launcher."""
+
+    document: LaunchDocument
+    job_dir: Path
+    files: Mapping[str, str]
+    environ: Mapping[str, str]
+    dry_run: bool = False
+    detach: bool = False
+    """Local runs: start in the background, output in the job directory."""
+    started: Callable[[str, dict[str, Any]], None] | None = None
+    """Called with the job's id and details as soon as it runs (a foreground local run
+    is recorded while it runs, not after)."""
+    sweep_point: bool = False
+    """A point of a sweep handed over on its own (:mod:`automodel_launch.plan.driver`): it
+    must run apart and end by itself (SkyPilot: a managed job, spot or not)."""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from automodel_launch.layout import (
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.launchers import Handover
+    from automodel_launch.submit import Handover
 
 GRACE_SECONDS = 30.0
 """How long an interrupted run may take to stop before what is left is killed."""

@@ -19,7 +19,7 @@ from automodel_launch.secrets import Redactor, display
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.launchers import Handover
+    from automodel_launch.submit import Handover
 
 
 def submit_skypilot(

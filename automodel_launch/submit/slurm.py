@@ -26,7 +26,7 @@ from automodel_launch.secrets import is_secret_name
 from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.launchers import Handover
+    from automodel_launch.submit import Handover
 
 SCRIPT = SLURM_SCRIPT
 
