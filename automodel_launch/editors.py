@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from automodel_launch import __version__
+from automodel_launch.version import __version__
 
 Editor = Literal["vscode", "neovim", "helix", "jetbrains"]
 EDITORS: tuple[Editor, ...] = ("vscode", "neovim", "helix", "jetbrains")

@@ -296,3 +296,28 @@ def test_filters_are_read_as_jobs_reads_them(recorded: FakeSlurm) -> None:
     with pytest.raises(UsageError) as refused:
         api.job_list(limit=-1)
     assert str(refused.value) == "limit is at least 0, not -1"
+
+
+def test_the_package_root_exports_the_api_and_loads_it_only_when_asked() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, automodel_launch as root\n"
+        "print('automodel_launch.api' in sys.modules)\n"
+        "from automodel_launch import submit, status, rerun\n"
+        "from automodel_launch import api\n"
+        "print((submit, status, rerun) == (api.submit, api.status, api.rerun))\n"
+        "try:\n"
+        "    root.nosuch\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == [
+        "False",
+        "True",
+        "module 'automodel_launch' has no attribute 'nosuch'",
+    ]

@@ -19,7 +19,7 @@ def test_the_version_is_kept_once() -> None:
     assert "version" not in PYPROJECT["project"]
     assert PYPROJECT["project"]["dynamic"] == ["version"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "automodel_launch.__version__"
+        "attr": "automodel_launch.version.__version__"
     }
     assert importlib.metadata.version("automodel-launch") == automodel_launch.__version__
 

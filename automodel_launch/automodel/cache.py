@@ -139,7 +139,7 @@ def directory() -> Path:
 @cache
 def _extractor() -> str:
     """The extractor's files as they are (a changed extractor reads every tree again)."""
-    from automodel_launch import __version__
+    from automodel_launch.version import __version__
 
     parts = [__version__]
     for path in sorted(EXTRACTOR.glob("*.py")):

@@ -37,7 +37,6 @@ from pydantic import (
     model_validator,
 )
 
-from automodel_launch import __version__
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.origins import (
     MAX_ORIGINS,
@@ -54,6 +53,7 @@ from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
 from automodel_launch.snapshot.record import CodeRecord
+from automodel_launch.version import __version__
 
 FORMAT = 1
 MAX_BYTES = 1024 * 1024

@@ -27,11 +27,11 @@ from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from automodel_launch import __version__
 from automodel_launch.lsp import complete, convert, fixes, hover, logs, options, recipes
 from automodel_launch.lsp.framing import BoundedInput
 from automodel_launch.lsp.protocol import PARSE_ERROR, RecipeProtocol, converter
 from automodel_launch.lsp.text import Lines
+from automodel_launch.version import __version__
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -139,11 +139,10 @@ class Order:
 
 def start_driver(root: Path, order: Order) -> DriverFile:
     """Start the sweep's driver process and write ``driver.json``."""
-    import automodel_launch
     from automodel_launch.jobs.driven import MODULE, DriverFile
     from automodel_launch.jobs.local import process_start
 
-    package_parent = str(Path(automodel_launch.__file__).parent.parent)
+    package_parent = str(Path(__file__).parent.parent.parent)  # where automodel_launch is
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([package_parent, *([path] if path else [])])}
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_NOFOLLOW

@@ -10,7 +10,6 @@ environment (sbatch exports it).
 
 from __future__ import annotations
 
-from automodel_launch import __version__
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
@@ -30,6 +29,7 @@ from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word
 from automodel_launch.render.torchrun import Rendezvous, join_lines, torchrun_words
+from automodel_launch.version import __version__
 
 AUTO_PORT = "$((20000 + SLURM_JOB_ID % 40000))"
 FIRST_HOST = 'MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)'
