@@ -192,6 +192,7 @@ def test_the_calls_of_every_section_class_are_read() -> None:
         ("def m(a, b) -> Dict[str, int]:\n", "def m(a, b) -> Dict[str, int]:\n"),
         ("def n(a=1):\n", "def n(a=...):\n"),  # one colon, and a default to leave out
         ("def p(a , b=1):\n", "def p(a, b=...):\n"),  # a space before the comma
+        ("def q(a=x==y, b=1):\n", "def q(a=..., b=...):\n"),  # '=' twice: a comparison
     ],
 )
 def test_a_header_keeps_its_parameters_names_kinds_and_defaults(header: str, bare: str) -> None:
@@ -209,12 +210,21 @@ def test_a_header_keeps_its_parameters_names_kinds_and_defaults(header: str, bar
         "def f(a b, c=1):\n",  # two words where one name goes, with a default to leave out
         "def f(,):\n",
         "def f[T](x: T):\n",  # a type parameter list
+        "def f(a: int: str, b=1):\n",  # a second colon in one parameter: not Python
+        "def f(a=1: int, b):\n",
+        "def f(a=b:=1, c=2):\n",  # a walrus needs brackets in a default
         "def f(x='unclosed):\n",
         "def f(x=(1,\n",
     ],
 )
 def test_a_header_a_plain_reading_could_misplace_is_kept(header: str) -> None:
     assert bare_header(header) == header
+
+
+def test_a_header_python_refuses_is_not_elided_into_one_it_takes() -> None:
+    text = "def f(a: int: str, b=1):\n    return a\n"
+    assert elide(text, []) == "def f(a: int: str, b=1):\n    ...\n"
+    assert parse("m.py", text) is None
 
 
 @pytest.mark.parametrize(
