@@ -7,7 +7,14 @@ import textwrap
 
 import pytest
 
-from automodel_launch.automodel.extract.elide import bare_header, elide
+from automodel_launch.automodel.extract.elide import (
+    _closed,
+    _def_indent,
+    _first_indent,
+    _header_end,
+    bare_header,
+    elide,
+)
 from automodel_launch.automodel.extract.index import parse
 from automodel_launch.automodel.extract.reads import read_marks
 
@@ -183,6 +190,9 @@ def test_the_calls_of_every_section_class_are_read() -> None:
         ("def h(*, key: int, other=rb'\\'', ):  # done\n", "def h(*, key, other=...):\n"),
         ("def  k (\n    a: int,\n):\n", "def  k(a):\n"),
         ("def m(a, b) -> Dict[str, int]:\n", "def m(a, b) -> Dict[str, int]:\n"),
+        ("def n(a=1):\n", "def n(a=...):\n"),  # one colon, and a default to leave out
+        ("def p(a , b=1):\n", "def p(a, b=...):\n"),  # a space before the comma
+        ("def q(a=x==y, b=1):\n", "def q(a=..., b=...):\n"),  # '=' twice: a comparison
     ],
 )
 def test_a_header_keeps_its_parameters_names_kinds_and_defaults(header: str, bare: str) -> None:
@@ -197,11 +207,119 @@ def test_a_header_keeps_its_parameters_names_kinds_and_defaults(header: str, bar
         "def f(key=lambda a, b: a):\n",  # a comma at the parameters' depth, not between them
         "def f(x=1, 'y'):\n",  # not Python: kept for the text as written to decide
         "def f(a b):\n",
+        "def f(a b, c=1):\n",  # two words where one name goes, with a default to leave out
         "def f(,):\n",
         "def f[T](x: T):\n",  # a type parameter list
+        "def f(a: int: str, b=1):\n",  # a second colon in one parameter: not Python
+        "def f(a=1: int, b):\n",
+        "def f(a=b:=1, c=2):\n",  # a walrus needs brackets in a default
         "def f(x='unclosed):\n",
         "def f(x=(1,\n",
     ],
 )
 def test_a_header_a_plain_reading_could_misplace_is_kept(header: str) -> None:
     assert bare_header(header) == header
+
+
+def test_a_header_python_refuses_is_not_elided_into_one_it_takes() -> None:
+    text = "def f(a: int: str, b=1):\n    return a\n"
+    assert elide(text, []) == "def f(a: int: str, b=1):\n    ...\n"
+    assert parse("m.py", text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "marks", "short"),
+    [
+        # a def word that does not begin its line, then a function that is elided
+        ("undef = 1\ndef real():\n    return undef\n", (), "undef = 1\ndef real():\n    ...\n"),
+        # a body on its header's line, then a function that is elided
+        (
+            "def f(): return 1\ndef g():\n    return 2\n",
+            (),
+            "def f(): return 1\ndef g():\n    ...\n",
+        ),
+        # a body indented with a tab is kept, then a function that is elided
+        (
+            "def f():\n\treturn 1\ndef g():\n    return 2\n",
+            (),
+            "def f():\n\treturn 1\ndef g():\n    ...\n",
+        ),
+        # no indented body: left for Python to refuse, not made valid
+        ("def f():\nx = 1\n", (), "def f():\nx = 1\n"),
+        # a mark on the statement right after the body belongs to that statement
+        ("def f():\n    return 1\nbuild(x)\n", (22,), "def f():\n    ...\nbuild(x)\n"),
+    ],
+)
+def test_what_is_elided_after_a_line_left_alone(
+    text: str, marks: tuple[int, ...], short: str
+) -> None:
+    assert elide(text, marks) == short
+
+
+@pytest.mark.parametrize(
+    ("body", "closed"),
+    [
+        ('    x = """doc"""\n', True),
+        ('    x = """\n', False),
+        ("    x = '''\n", False),
+        ("    x = {}\n", True),
+        ("    x = {\n", False),
+        ("    x = [(1)]\n", True),
+    ],
+)
+def test_a_body_is_closed_when_its_strings_and_brackets_are(body: str, closed: bool) -> None:
+    assert _closed(body) is closed
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "indent"),
+    [
+        ("  def f():", 2, 2),
+        ("    async def f():", 10, 4),
+        ("x = def", 4, -1),  # code before the word
+        ("\tdef f():", 1, -1),  # a tab
+        ("async\x0cdef f():", 6, -1),  # neither a space nor a tab after async
+        ("asyncX def f():", 7, -1),
+        ("y = 1\n  async  def f():", 15, 2),
+    ],
+)
+def test_the_indentation_of_a_def_line(text: str, at: int, indent: int) -> None:
+    assert _def_indent(text, at) == indent
+
+
+@pytest.mark.parametrize(
+    ("text", "end", "indent"),
+    [
+        ("# c\n  y\n", 8, 2),  # a comment line first
+        ("\n  y\n", 5, 2),  # a blank line first
+        ("  X = 1\n", 8, 2),
+        ("  y", 3, 2),  # the last line, without a newline
+        ("\ty\n", 3, -1),  # a tab
+        ("  \ty\n", 5, -1),
+        ("# c\n", 4, -1),  # no code
+        ("  # c\n  y\n", 7, -1),  # the code lies past the end
+    ],
+)
+def test_the_indentation_of_a_body_is_its_first_line_of_code(
+    text: str, end: int, indent: int
+) -> None:
+    assert _first_indent(text, 0, end) == indent
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("(a):\n    x\n", 5),
+        ("(a):  # c\n  x\n", 10),
+        ("(a) \\\n  -> int:\nbody", 16),  # a backslash continues the header
+        ("(a,\n  b):\n  x\n", 10),
+        ("(): return 1\n", -1),  # the body on the header's line
+        ("(a):X\n", -1),
+        ("(a):", -1),  # no newline after the header
+        ("\n(a):\n", -1),  # no header on the line
+        ("(a,\n b", -1),  # the parameters never close
+        ("(\n" * 101, -1),  # longer than a header is looked for
+    ],
+)
+def test_a_header_ends_after_the_newline_of_its_colon(text: str, end: int) -> None:
+    assert _header_end(text, 0) == end

@@ -194,3 +194,38 @@ def test_a_section_build_without_supplied_keywords_supplies_none() -> None:
     t = small()
     t.sections["*"]["checkpoint"] = {"target": "pkg.dist.DDPConfig"}
     assert t.section(None, "checkpoint") == SectionBuild("pkg.dist.DDPConfig", frozenset())
+
+
+def test_a_table_read_from_a_tree_merges_the_third_party_one_under_its_own() -> None:
+    own = table.read_data("0.7.0")
+    other = table.read_data("thirdparty")
+    t = table.from_data("0.7.0", own)  # not load(): its answer is cached
+    assert t.version == "0.7.0"
+    assert t.covers == (*own["covers"], *other["covers"])
+    assert t.callables == {**other["callables"], **own["callables"]}
+    assert t.aliases == {**other["aliases"], **own["aliases"]}
+    assert (t.recipes, t.sections) == (own["recipes"], own["sections"])
+    assert t.supplied == frozenset(own["supplied"].split())
+    assert t.open == frozenset(own["open"]) | frozenset(other["open"])
+    assert t.unsized == frozenset(own["unsized"]) and t.unsized
+    assert t.typed == own["typed"] and t.typed
+    assert t.nemo_run_refuses is True
+
+
+def test_a_tree_that_read_nothing_is_the_third_party_table_alone() -> None:
+    other = table.read_data("thirdparty")
+    t = table.from_data("main", {})
+    assert t.version == "main"
+    assert t.covers == tuple(other["covers"])
+    assert (t.callables, t.aliases) == (other["callables"], other["aliases"])
+    assert (t.recipes, t.sections, t.typed) == ({}, {}, {})
+    assert (t.supplied, t.unsized) == (frozenset(), frozenset())
+    assert t.open == frozenset(other["open"])
+    assert t.nemo_run_refuses is None
+
+
+def test_a_name_under_an_open_top_level_owner_is_not_known_to_be_missing() -> None:
+    t = small()
+    t.open = frozenset({"pkg"})
+    assert not t.covered("pkg.Anything")
+    assert not t.covered("pkg.sched.Thing")

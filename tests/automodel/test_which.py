@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -68,6 +69,46 @@ def test_an_editable_install_is_the_checkout_it_points_to(tmp_path: Path) -> Non
     assert installed.find([str(egg)]).version == "0.6.0"  # type: ignore[union-attr]
 
 
+def test_the_package_found_before_its_metadata_is_the_one_imported(tmp_path: Path) -> None:
+    standin(tmp_path / "checkout")
+    site = installed_standin(tmp_path / "site", "0.8.0")  # a package of its own too
+    found = installed.find([str(tmp_path / "checkout"), str(site)])
+    assert found == installed.Installed(
+        "0.8.0", tmp_path / "checkout" / "nemo_automodel", editable=True
+    )
+
+
+def test_only_a_nemo_automodel_distribution_names_the_version(tmp_path: Path) -> None:
+    (tmp_path / "site" / "transformers-4.57.1.dist-info").mkdir(parents=True)
+    assert installed.find([str(tmp_path / "site")]) is None
+    (tmp_path / "site" / "nemo_automodel-0.6.0-py3.11-linux-x86_64.egg-info").mkdir()
+    assert installed.find([str(tmp_path / "site")]) == installed.Installed(
+        "0.6.0", None, editable=True
+    )
+
+
+def test_the_path_searched_by_default_is_pythons(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.undo()  # the suite's find() that finds nothing without a path (conftest.py)
+    site = installed_standin(tmp_path / "site", "0.8.0")
+    monkeypatch.setattr(sys, "path", [str(site)])
+    assert installed.find() == installed.Installed("0.8.0", site / "nemo_automodel", editable=False)
+
+
+def test_the_standard_librarys_directories_are_not_searched(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stdlib = tmp_path / "lib"
+    monkeypatch.setattr(os, "__file__", str(stdlib / "os.py"))
+    (stdlib / "nemo_automodel-0.1.0.dist-info").mkdir(parents=True)
+    (stdlib / "lib-dynload" / "nemo_automodel-0.2.0.dist-info").mkdir(parents=True)
+    site = installed_standin(tmp_path / "site", "0.8.0")
+    for first in (stdlib, stdlib / "lib-dynload"):
+        found = installed.find([str(first), str(site)])
+        assert found == installed.Installed("0.8.0", site / "nemo_automodel", editable=False)
+
+
 def test_a_release_installed_here_that_no_table_has_is_read_from_its_source(
     installed_here: Path, tmp_path: Path
 ) -> None:
@@ -125,6 +166,8 @@ def test_the_installed_release_may_be_named_and_a_named_one_wins(
         ("docker:nvcr.io/nvidia/nemo-automodel:26.06.01", "26.06", "0.5.0"),
         ("/images/nvidia+nemo-automodel+26.04.sqsh", "26.04", "0.4.0"),
         ("nvcr.io/nvidia/nemo-automodel:26.08", "26.08", None),
+        ("nvidia+nemo-automodel+26.02.sqsh", "26.02", "0.3.0"),  # a file name alone
+        (" nvidia/nemo-automodel:26.04\n", "26.04", "0.4.0"),
     ],
 )
 def test_an_automodel_image_names_its_release(image: str, tag: str, version: str | None) -> None:
@@ -135,7 +178,9 @@ def test_an_automodel_image_names_its_release(image: str, tag: str, version: str
 @pytest.mark.parametrize(
     "image",
     ["nvcr.io/nvidia/nemo:dev", "nvcr.io/nvidia/nemo-automodel:latest",
-     "nvcr.io/nvidia/nemo-automodel", "nvcr.io/nvidia/nemo-automodel@sha256:00", "/x/other.sqsh"],
+     "nvcr.io/nvidia/nemo-automodel", "nvcr.io/nvidia/nemo-automodel@sha256:00", "/x/other.sqsh",
+     "/x/nemo-automodel+26.04.d/other.sqsh",  # only the file's own name says
+     "a@b@nvcr.io#nvidia/nemo-automodel:26.04"],
 )  # fmt: skip
 def test_other_images_say_nothing(image: str) -> None:
     assert automodel_image(image) is None

@@ -141,6 +141,8 @@ def bare_header(header: str) -> str:
                     return header  # a mark with no parameter before it, or not one name
                 params.append(name + ("=..." if part == "=" else ""))
                 name, part = "", ","
+            elif text == ":" and part != ",":
+                return header  # a second ':' in one parameter (no lambda): not Python
             elif part == "," or (text == "=" and part == ":"):
                 part = text
             continue
