@@ -115,12 +115,17 @@ def test_made_ahead_remakes_what_a_worker_did_not_answer(check: object) -> None:
     assert list(answers) == [n * n for n in range(12)]
 
 
-def test_made_ahead_waits_for_its_workers_when_the_caller_stops_early() -> None:
-    answers = fanout.made_ahead(lambda n: os.getpid(), list(range(8)), own=0.25, workers=2)
-    assert next(answers) == PARENT
-    answers.close()  # the worker was waited for: no child of this process is left
+def test_made_ahead_waits_for_its_workers_when_the_caller_stops_early(tmp_path: Path) -> None:
+    def noted(n: int) -> int:
+        (tmp_path / f"{os.getpid()}").touch()  # who made an answer
+        return n
+
+    answers = fanout.made_ahead(noted, list(range(8)), own=0.25, workers=2)
+    assert next(answers) == 0
+    answers.close()  # the worker was waited for: it is no child of this process any more
+    (worker,) = [int(p.name) for p in tmp_path.iterdir() if int(p.name) != PARENT]
     with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+        os.waitpid(worker, os.WNOHANG)
 
 
 def test_made_ahead_is_serial_where_forking_is_not_safe() -> None:

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 import re
 
-from automodel_launch.launcher_names import LauncherName
-
 SLURM_ID = re.compile(r"[1-9][0-9]{0,9}(?:_[0-9]{1,10})?(?:\+[0-9]{1,4})?")
 """Slurm: the job id, an array task (``1234_7``) or a heterogeneous component (``1234+1``)."""
 NUMBER = re.compile(r"[0-9]{1,10}")
 """SkyPilot's job ids (per cluster, and managed jobs) and a local run's process id."""
 
 
-GRAMMAR: dict[LauncherName, re.Pattern[str]] = {
+GRAMMAR: dict[str, re.Pattern[str]] = {
     "slurm": SLURM_ID, "skypilot": NUMBER, "interactive": NUMBER,
 }  # fmt: skip
-"""Each launcher's job ids (its :attr:`Launcher.job_id`), kept here, below everything
-that reads a job's records, so that checking an id asks no launcher."""
+"""Each launcher's job ids by its name (every name of
+:data:`automodel_launch.launcher_names.LauncherName`; its class answers
+:attr:`Launcher.job_id` from here), kept below everything that reads a job's records, so
+that checking an id asks no launcher."""
 
 
 def is_scheduler_id(launcher: str, text: str) -> bool:
     """``text`` is a job id of ``launcher``'s scheduler (an unknown launcher has none)."""
-    pattern = GRAMMAR.get(launcher)  # type: ignore[call-overload]
+    pattern = GRAMMAR.get(launcher)
     return pattern is not None and pattern.fullmatch(text) is not None

@@ -19,21 +19,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from automodel_launch.cluster.commands import SlurmError, run
+from automodel_launch.cluster.transport import Transport
 from automodel_launch.layout import CODE, ERROR_FILES, EXIT_CODE, RANK_LOGS
 from automodel_launch.remote.ssh import RemoteError, why
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from automodel_launch.cluster.commands import Answer
     from automodel_launch.remote.clusters import Remote
     from automodel_launch.remote.shell import RemoteShell
     from automodel_launch.remote.ssh import Connection
 
 
-class Session(Protocol):
-    """What a copy needs of :class:`~automodel_launch.remote.session.RemoteSession`, whose
-    ``push`` and ``pull`` call this module (said here, so it imports nothing of it)."""
+class Session(Transport, Protocol):
+    """What a copy needs of :class:`~automodel_launch.remote.session.RemoteSession` (a
+    transport that runs commands there, and knows its cluster and paths), whose ``push``
+    and ``pull`` call this module (said here, so it imports nothing of it)."""
 
     remote: Remote
     connection: Connection | None
@@ -41,18 +40,6 @@ class Session(Protocol):
     def open(self) -> RemoteShell: ...
 
     def where(self, local: str) -> str: ...
-
-    def run(
-        self,
-        command: Sequence[str],
-        *,
-        timeout: float,
-        cwd: str | None,
-        limit: int,
-        name: str | None,
-        stdin: bytes | None = None,
-        secrets: Mapping[str, str] | None = None,
-    ) -> Answer: ...
 
 
 COPY_TIMEOUT = 1800.0

@@ -423,3 +423,19 @@ def test_a_target_section_no_recipe_reads_is_null_for_every_recipe() -> None:
     for read in ("cfg.moe_config", '"moe_config" in self._raw', 'self.config.get("moe_config.x")'):
         idx = index(pkg__recipes__train=f"def f(self, cfg):\n    return {read}\n")
         assert "moe_config" not in sections.unread_sections(idx), read
+
+
+def test_a_walked_tree_holds_no_cycle_so_reference_counting_frees_it() -> None:
+    import ast
+    import gc
+
+    from automodel_launch.automodel.extract.index import nodes_of
+
+    tree = ast.parse("class A:\n    def f(self, x=1):\n        return g(x)\n")
+    walked = list(nodes_of(tree))
+    assert walked[0] is tree and walked == list(nodes_of(tree))  # itself first, then kept
+    assert [type(n).__name__ for n in walked[:3]] == ["Module", "ClassDef", "FunctionDef"]
+    for node in walked:
+        list(nodes_of(node))  # every node walked, as the extractor may
+    assert not any(held is node for node in walked for held in getattr(node, "_nodes", ()))
+    assert not any(referent is tree for referent in gc.get_referents(*walked[1:]))

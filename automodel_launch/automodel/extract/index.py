@@ -21,8 +21,9 @@ from automodel_launch.automodel.extract.elide import elide
 from automodel_launch.automodel.extract.reads import read_marks
 
 OWN = 0.5
-"""The share of the modules this process elides itself (parsing costs about twice eliding:
-with this share, the others' work is done when it is needed)."""
+"""The share of the modules this process elides itself (eliding a module costs about what
+parsing it does: while this process elides and parses its half, another elides the rest,
+which is ready when the parsing reaches it)."""
 
 
 def nodes_of(node: ast.AST) -> Iterator[ast.AST]:
