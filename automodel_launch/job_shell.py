@@ -84,7 +84,7 @@ def job_environment(cfg: SlurmConfig, environ: Mapping[str, str]) -> dict[str, s
 
 def salloc_words(cfg: SlurmConfig, nodes: int) -> list[str]:
     """``salloc`` with the recipe's resources on ``nodes`` nodes (one task each)."""
-    from automodel_launch.render.slurm import allocation_options
+    from automodel_launch.launchers.slurm.render import allocation_options
 
     options = allocation_options(cfg, JOB_NAME, nodes)
     words = ["salloc"]

@@ -13,8 +13,10 @@ import pytest
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.launchers import LAUNCHERS
+from automodel_launch.launchers.local import render as interactive
+from automodel_launch.launchers.skypilot import render as skypilot
+from automodel_launch.launchers.slurm import render as slurm
 from automodel_launch.loading import load_text
-from automodel_launch.render import interactive, skypilot, slurm
 from automodel_launch.render.entry import JobSpec, default_entry
 from automodel_launch.submit import Handover
 from tests.conftest import offline_settings
@@ -125,8 +127,8 @@ def test_a_local_run_is_checked_and_read_back_here(
 def test_skypilot_submit_reads_the_task_it_was_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from automodel_launch.launchers.skypilot import submit as submitter
     from automodel_launch.submit import Submitted
-    from automodel_launch.submit import skypilot as submitter
 
     seen: list[Any] = []
 
@@ -186,8 +188,8 @@ def test_skypilot_hands_status_logs_and_cancel_to_its_backend(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the SDK is not installed: the backend's functions, recorded."""
-    from automodel_launch.jobs import skypilot as backend
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.skypilot import jobs as backend
 
     calls: list[Any] = []
 

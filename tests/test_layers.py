@@ -72,7 +72,18 @@ def test_reporters_read_results_not_the_validator(path: Path) -> None:
     assert extra == []
 
 
-@pytest.mark.parametrize("path", modules("render"), ids=lambda p: p.name)
+LAUNCHER_RENDERERS = [
+    PACKAGE / "launchers" / "local" / "render.py",
+    PACKAGE / "launchers" / "skypilot" / "render.py",
+    PACKAGE / "launchers" / "slurm" / "render.py",
+    PACKAGE / "launchers" / "slurm" / "requeue.py",
+]
+"""Each launcher's renderer, in its own package beside its submitter and backend."""
+
+
+@pytest.mark.parametrize(
+    "path", modules("render") + LAUNCHER_RENDERERS, ids=lambda p: str(p.relative_to(PACKAGE))
+)
 def test_renderers_start_nothing(path: Path) -> None:
     forbidden = ("subprocess", "automodel_launch.submit", "automodel_launch.cli", "sky", "os")
     assert crosses(path, forbidden) == []
@@ -123,7 +134,7 @@ def test_the_language_server_reuses_the_validator_not_the_cli(path: Path) -> Non
     assert crosses(path, forbidden) == []
 
 
-@pytest.mark.parametrize("path", modules("cluster"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", modules("launchers/slurm/cluster"), ids=lambda p: p.name)
 def test_preflight_reads_the_cluster_and_reports_nothing_itself(path: Path) -> None:
     """The cluster room makes diagnostics; the CLI shows them (and renders the script)."""
     forbidden = (
@@ -149,6 +160,7 @@ def test_no_other_room_imports_the_language_server() -> None:
 JOB_TRACKING = ("automodel_launch.jobs", "sqlite3", "platformdirs")
 VALIDATE_RENDER_SCHEMA = [
     *modules("config"), *modules("loading"), *modules("rules"), *modules("render"),
+    *LAUNCHER_RENDERERS,
     *modules("report"), *modules("validation"), *modules("schema"), *modules("prepare"),
     *modules("cli/validate"), *modules("cli/render"), *modules("cli/schema"), *modules("cli/fast"),
 ]  # fmt: skip
@@ -166,14 +178,20 @@ def test_validate_render_and_schema_never_import_job_tracking(path: Path) -> Non
     ids=str,
 )  # fmt: skip
 def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
-    assert crosses(path, ("automodel_launch.cluster", "automodel_launch.cli.preflight")) == []
+    assert (
+        crosses(
+            path, ("automodel_launch.launchers.slurm.cluster", "automodel_launch.cli.preflight")
+        )
+        == []
+    )
 
 
 # ------------------------------------------------------------------ the launchers
 LAUNCHER_CLASSES = sorted(
-    p for p in modules("launchers") if p.name not in {"__init__.py", "dispatch.py", "ids.py"}
+    p / "__init__.py" for p in (PACKAGE / "launchers").iterdir() if p.is_dir()
 )
-"""One module a launcher class (beside them: the table, the dispatch, the id grammars)."""
+"""One package a launcher, its class in the package's ``__init__`` (beside them: the table,
+the dispatch, the id grammars)."""
 
 
 def loaded_on_import(path: Path) -> set[str]:
@@ -190,61 +208,67 @@ def loaded_on_import(path: Path) -> set[str]:
 
 def test_every_launcher_class_is_in_the_table() -> None:
     table = (PACKAGE / "launchers" / "__init__.py").read_text(encoding="utf-8")
-    assert [p.stem for p in LAUNCHER_CLASSES] == ["interactive", "skypilot", "slurm"]
+    assert [p.parent.name for p in LAUNCHER_CLASSES] == ["local", "skypilot", "slurm"]
     assert all(
-        f"from automodel_launch.launchers.{p.stem} import" in table for p in LAUNCHER_CLASSES
+        f"from automodel_launch.launchers.{p.parent.name} import" in table for p in LAUNCHER_CLASSES
     )
 
 
-@pytest.mark.parametrize("path", LAUNCHER_CLASSES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", LAUNCHER_CLASSES, ids=lambda p: p.parent.name)
 def test_each_launcher_calls_its_renderer_submitter_and_backend(path: Path) -> None:
     """The calls are imports the checks here (and the type checker) see, not strings."""
     called = {
         name.rsplit(".", 1)[0]
         for name in project_imports(path)
-        if name.startswith(
-            ("automodel_launch.render.", "automodel_launch.submit.", "automodel_launch.jobs.")
-        )
+        if name.startswith(f"automodel_launch.launchers.{path.parent.name}.")
     }
-    expected = {
-        "interactive.py": {"render.interactive", "submit.local", "jobs.local"},
-        "skypilot.py": {"render.skypilot", "submit.skypilot", "jobs.skypilot"},
-        "slurm.py": {"render.slurm", "submit.slurm", "jobs.slurm"},
-    }[path.name]
-    assert {f"automodel_launch.{m}" for m in expected} <= called
+    expected = {"render", "submit", "jobs"}
+    assert {f"automodel_launch.launchers.{path.parent.name}.{m}" for m in expected} <= called
 
 
-TABLE = [p for p in modules("launchers") if p.name != "dispatch.py"]  # classes, grammars
-"""The table of launchers and their classes (``dispatch.py`` is the job commands' use of
-it)."""
+TABLE = [PACKAGE / "launchers" / "__init__.py", PACKAGE / "launchers" / "ids.py"]
+TABLE += LAUNCHER_CLASSES
+"""The table of launchers, the id grammars and the launchers' classes (``dispatch.py`` is
+the job commands' use of it)."""
 
 
-@pytest.mark.parametrize("path", TABLE, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TABLE, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_the_launcher_table_loads_only_what_it_is_asked_for(path: Path) -> None:
     """Importing the table is cheap: the SkyPilot SDK, the renderers, the scheduler's
     backends and job tracking load when a launcher is called, not when it is listed."""
     allowed = {
         "__future__", "collections.abc", "dataclasses", "pathlib", "re", "typing",
         "automodel_launch.launcher_names", "automodel_launch.layout",
-        "automodel_launch.launchers.interactive", "automodel_launch.launchers.skypilot",
+        "automodel_launch.launchers.local", "automodel_launch.launchers.skypilot",
         "automodel_launch.launchers.slurm",
     }  # fmt: skip
     assert loaded_on_import(path) - allowed == set()
 
 
-@pytest.mark.parametrize("path", modules("launchers"), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", modules("launchers"), ids=lambda p: str(p.relative_to(PACKAGE / "launchers"))
+)
 def test_launchers_never_reach_the_cli_or_the_reporters(path: Path) -> None:
-    forbidden = ("automodel_launch.cli", "automodel_launch.report", "rich", "typer", "sky")
+    forbidden = ("automodel_launch.cli", "automodel_launch.report", "rich", "typer")
+    if path in TABLE:
+        forbidden += ("sky",)  # the SDK loads when SkyPilot is called, not when it is listed
     assert crosses(path, forbidden) == []
 
 
 def uses_the_table(path: Path) -> bool:
     """``path`` imports the launchers' table or a launcher's class (the job ids' grammar
-    and the job commands' dispatch sit beside them, and are not the table)."""
-    beside = ("automodel_launch.launchers.ids", "automodel_launch.launchers.dispatch")
-    return any(
-        not name.startswith(beside) for name in crosses(path, ("automodel_launch.launchers",))
-    )
+    and the job commands' dispatch sit beside them, and are not the table; a launcher's
+    own modules, its renderer or its cluster reader, are not either)."""
+    classes = {f"automodel_launch.launchers.{p.parent.name}" for p in LAUNCHER_CLASSES}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        names = [alias.name for alias in node.names]
+        if node.module == "automodel_launch.launchers" and set(names) - {"ids", "dispatch"}:
+            return True
+        if node.module in classes and any(name[:1].isupper() for name in names):
+            return True
+    return False
 
 
 def test_only_the_table_and_its_users_import_the_launchers() -> None:

@@ -6,7 +6,7 @@ import ast
 import re
 
 from automodel_launch import layout
-from automodel_launch.render.slurm import PER_NODE_ADDRESS, RANK_PREFIX, RECORD_EXIT
+from automodel_launch.launchers.slurm.render import PER_NODE_ADDRESS, RANK_PREFIX, RECORD_EXIT
 from tests.test_layers import PACKAGE, project_imports
 
 NAMES = {value for key, value in vars(layout).items() if key.isupper() and isinstance(value, str)}

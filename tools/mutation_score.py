@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 ONLY_FUNCTIONS: dict[str, tuple[str, ...]] = {
     # The header comment's newline replacement; the rest is pinned by golden scripts.
-    "automodel_launch/render/slurm.py": ("_comment",),
+    "automodel_launch/launchers/slurm/render.py": ("_comment",),
     # nodes out of service (the other rules are pinned by tests/cluster and the live cluster)
-    "automodel_launch/cluster/rules.py": ("check_health",),
-    "automodel_launch/cluster/model.py": ("broken_state",),
+    "automodel_launch/launchers/slurm/cluster/rules.py": ("check_health",),
+    "automodel_launch/launchers/slurm/cluster/model.py": ("broken_state",),
     # what needs no network: ssh's complaint, the command lines (open/close run ssh itself)
     "automodel_launch/remote/ssh.py": (
         "why",
@@ -74,8 +74,11 @@ SECRETS, SECRETS_TESTS = "automodel_launch/secrets.py", ("tests/test_secrets.py"
 SBATCH = "automodel_launch/config/sbatch_options.py"
 SBATCH_TESTS = ("tests/config/test_sbatch_args.py",)
 QUOTES = "\"'#"  # what sbatch strips or ends an #SBATCH line at
-PARSE, PARSE_TESTS = "automodel_launch/cluster/parse.py", ("tests/cluster/test_parse.py",)
-RESOURCES = "automodel_launch/cluster/resources.py"
+PARSE, PARSE_TESTS = (
+    "automodel_launch/launchers/slurm/cluster/parse.py",
+    ("tests/cluster/test_parse.py",),
+)
+RESOURCES = "automodel_launch/launchers/slurm/cluster/resources.py"
 RESOURCES_TESTS = ("tests/cluster/test_resources.py",)
 CONTROL_RANGES = (  # _CONTROL's ranges, each end moved inwards by one
     (r"\x00", r"\x1f", r"\x01", r"\x1e"),

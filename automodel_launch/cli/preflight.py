@@ -1,6 +1,6 @@
 """Live preflight for ``validate --cluster`` and ``submit``: the cluster's view of a job.
 
-The rules live in :mod:`automodel_launch.cluster`; this module connects them to the
+The rules live in :mod:`automodel_launch.launchers.slurm.cluster`; this module connects them to the
 commands: which reports, which script, and what "no Slurm here" does (one error line,
 exit 1: a :class:`PreflightError`).
 """
@@ -25,8 +25,8 @@ class PreflightError(LaunchError):
 
 def preflight_reports(reports: list[FileReport]) -> None:
     """``validate --cluster``: every valid ``slurm:`` report, with its sbatch --test-only."""
-    from automodel_launch.cluster.client import NoSlurm
-    from automodel_launch.cluster.preflight import check_reports
+    from automodel_launch.launchers.slurm.cluster.client import NoSlurm
+    from automodel_launch.launchers.slurm.cluster.preflight import check_reports
 
     try:
         check_reports(reports, _script_of)
@@ -41,8 +41,8 @@ def preflight_report(
     """``submit`` of a ``slurm:`` config: the rules only (sbatch itself decides next);
     ``tasks``: a sweep's job array of that many tasks (at most ``max_parallel`` at once),
     checked once, on the report of its first point."""
-    from automodel_launch.cluster.client import NoSlurm
-    from automodel_launch.cluster.preflight import Preflight
+    from automodel_launch.launchers.slurm.cluster.client import NoSlurm
+    from automodel_launch.launchers.slurm.cluster.preflight import Preflight
 
     preflight = Preflight()
     try:

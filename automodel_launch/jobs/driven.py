@@ -61,7 +61,7 @@ def read_driver(root: Path) -> DriverFile | None:
 
 def is_driver(root: Path, driver: DriverFile) -> bool:
     """The process ``driver`` names is this sweep's driver, still running."""
-    from automodel_launch.jobs.local import process_start
+    from automodel_launch.launchers.local.jobs import process_start
 
     if process_start(driver.pid) != driver.process_start:
         return False  # gone, a zombie, or a recycled pid

@@ -28,7 +28,7 @@ from automodel_launch.jobs.failure_sources import (
     run_folders,
 )
 from automodel_launch.jobs.failure_text import Cause, summary
-from automodel_launch.jobs.slurm_output import iso_time
+from automodel_launch.launchers.slurm.output import iso_time
 from automodel_launch.layout import ERROR_FILES, EXIT_CODE
 from automodel_launch.secrets import display
 

@@ -27,8 +27,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from automodel_launch.jobs.files import Unreadable, read_job_file, read_job_tail
-from automodel_launch.jobs.slurm_output import MAX_EPOCH, decode_json
-from automodel_launch.jobs.slurm_output import Unreadable as BadJson
+from automodel_launch.launchers.slurm.output import MAX_EPOCH, decode_json
+from automodel_launch.launchers.slurm.output import Unreadable as BadJson
 from automodel_launch.layout import ERROR_FILES, RANK_LOGS
 
 LOG_TAIL_BYTES = 256 * 1024

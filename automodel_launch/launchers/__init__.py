@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from automodel_launch.launchers.interactive import Interactive
+from automodel_launch.launchers.local import Interactive
 from automodel_launch.launchers.skypilot import SkyPilot
 from automodel_launch.launchers.slurm import Slurm
 

@@ -140,7 +140,7 @@ class Order:
 def start_driver(root: Path, order: Order) -> DriverFile:
     """Start the sweep's driver process and write ``driver.json``."""
     from automodel_launch.jobs.driven import MODULE, DriverFile
-    from automodel_launch.jobs.local import process_start
+    from automodel_launch.launchers.local.jobs import process_start
 
     package_parent = str(Path(__file__).parent.parent.parent)  # where automodel_launch is
     path = os.environ.get("PYTHONPATH")

@@ -36,7 +36,7 @@ MAX_ENVIRONMENT = 1024 * 1024
 
 def cluster_environment(session: RemoteSession) -> dict[str, str]:
     """The environment a command gets on the cluster (bounded; malformed entries left out)."""
-    from automodel_launch.cluster.client import SlurmError
+    from automodel_launch.launchers.slurm.cluster.client import SlurmError
 
     answer = session.run(["env", "-0"], timeout=30, cwd=None, limit=MAX_ENVIRONMENT,
                          name="env")  # fmt: skip

@@ -1,7 +1,7 @@
 """A command's session with a named cluster: one connection, one shell, the copies.
 
-:class:`RemoteSession` is the :class:`~automodel_launch.cluster.transport.Transport` of a
-named cluster: it connects on first use (a ``jobs`` listing of local jobs never does),
+:class:`RemoteSession` is the :class:`~automodel_launch.launchers.slurm.cluster.transport.Transport`
+of a named cluster: it connects on first use (a ``jobs`` listing of local jobs never does),
 runs every Slurm command in its one shell, copies a job directory there before ``sbatch``
 (:meth:`push`) and the job's logs back (:meth:`pull`), and maps each job directory written
 here to its path there (:meth:`where`). :func:`connected` makes it the transport of the
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.client import Answer, SlurmError
-from automodel_launch.cluster.transport import using
+from automodel_launch.launchers.slurm.cluster.client import Answer, SlurmError
+from automodel_launch.launchers.slurm.cluster.transport import using
 from automodel_launch.layout import sweep_root
 from automodel_launch.remote.clusters import ClusterError, Remote, find_remote
 from automodel_launch.remote.shell import RemoteShell, ShellLost

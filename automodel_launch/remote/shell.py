@@ -32,7 +32,7 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 
-from automodel_launch.cluster.client import Answer, NoSlurm, Unanswered
+from automodel_launch.launchers.slurm.cluster.client import Answer, NoSlurm, Unanswered
 from automodel_launch.remote.ssh import quoted
 
 SLACK = 15.0
@@ -159,7 +159,8 @@ class RemoteShell:
         stdin: bytes | None = None,
         secrets: Mapping[str, str] | None = None,
     ) -> Answer:
-        """One command's answer, as :func:`automodel_launch.cluster.commands.run` gives it;
+        """One command's answer, as :func:`~automodel_launch.launchers.slurm.cluster.commands.run`
+        gives it;
         :class:`Unanswered` after ``timeout``, :class:`NoSlurm` when the program is not
         there, :class:`ShellLost` when the connection dropped."""
         if self.process is None:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from automodel_launch.cluster.client import NoSlurm
+from automodel_launch.launchers.slurm.cluster.client import NoSlurm
 from automodel_launch.remote.clusters import Remote
 from automodel_launch.secrets import display
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.client import SlurmError
 from automodel_launch.jobs.files import each_read_once
+from automodel_launch.launchers.slurm.cluster.client import SlurmError
 from automodel_launch.remote.last_seen import keep, recalled
 from automodel_launch.remote.session import connected, for_jobs, output_roots
 

@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from automodel_launch.cluster.commands import SlurmError, run
-from automodel_launch.cluster.transport import Transport
+from automodel_launch.launchers.slurm.cluster.commands import SlurmError, run
+from automodel_launch.launchers.slurm.cluster.transport import Transport
 from automodel_launch.layout import CODE, ERROR_FILES, EXIT_CODE, RANK_LOGS
 from automodel_launch.remote.ssh import RemoteError, why
 

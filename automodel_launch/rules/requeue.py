@@ -1,6 +1,6 @@
 """The ``slurm:`` section's preemption rules: ``signal``, ``requeue``, ``max_requeues``.
 
-How the script behaves is in :mod:`automodel_launch.render.requeue`; these rules say
+How the script behaves is in :mod:`automodel_launch.launchers.slurm.requeue`; these rules say
 where a config asks for something that behaviour cannot give.
 """
 

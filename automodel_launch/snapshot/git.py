@@ -19,7 +19,7 @@ from automodel_launch.snapshot import SnapshotError
 from automodel_launch.snapshot.git_run import git, neutral_settings, repository
 
 if TYPE_CHECKING:
-    from automodel_launch.cluster.commands import Answer
+    from automodel_launch.launchers.slurm.cluster.commands import Answer
 
 SUBMODULE = "160000"
 

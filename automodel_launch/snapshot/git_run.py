@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from automodel_launch.cluster.commands import Answer, SlurmError, Unanswered, run
+from automodel_launch.launchers.slurm.cluster.commands import Answer, SlurmError, Unanswered, run
 from automodel_launch.secrets import is_secret_name
 from automodel_launch.snapshot import SnapshotError
 

@@ -365,7 +365,8 @@ def test_validate_without_cluster_never_reads_the_cluster(tmp_path: Path) -> Non
         "    main()\n"
         "except SystemExit:\n"
         "    pass\n"
-        "found = sorted(m for m in sys.modules if m.startswith('automodel_launch.cluster')\n"
+        "found = sorted(m for m in sys.modules\n"
+        "               if m.startswith('automodel_launch.launchers.slurm.cluster')\n"
         "               or m in ('automodel_launch.cli.preflight', 'subprocess'))\n"
         "print('CLUSTER', found, file=sys.stderr)\n"
     )

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster import client as module
-from automodel_launch.cluster.client import (
+from automodel_launch.errors import LaunchError
+from automodel_launch.launchers.slurm.cluster import client as module
+from automodel_launch.launchers.slurm.cluster.client import (
     Dependency,
     NoSlurm,
     Refused,
@@ -19,8 +20,7 @@ from automodel_launch.cluster.client import (
     Unanswered,
     Unparsed,
 )
-from automodel_launch.cluster.commands import Answer
-from automodel_launch.errors import LaunchError
+from automodel_launch.launchers.slurm.cluster.commands import Answer
 from tests.jobs.slurm_fakes import FakeSlurm
 
 SACCT = "-o JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason"
@@ -38,8 +38,8 @@ def test_the_errors_are_one_family_of_launch_errors() -> None:
     for kind in (NoSlurm, Unanswered, Refused, Unparsed):
         assert issubclass(kind, SlurmError)
     assert issubclass(SlurmError, LaunchError)
-    from automodel_launch.cluster import commands
-    from automodel_launch.jobs import slurm
+    from automodel_launch.launchers.slurm import jobs as slurm
+    from automodel_launch.launchers.slurm.cluster import commands
 
     assert (commands.NoSlurm, commands.Unanswered, slurm.SlurmUnavailable) == (
         NoSlurm, Unanswered, SlurmError
@@ -309,7 +309,7 @@ def test_the_commands_run_with_the_clients_path(
 
 
 def test_at_most_so_many_ids_at_once() -> None:
-    from automodel_launch.cluster.client import MAX_IDS, checked_ids
+    from automodel_launch.launchers.slurm.cluster.client import MAX_IDS, checked_ids
 
     many = [str(i + 1) for i in range(MAX_IDS)]
     assert checked_ids(many, "scancel") == many
@@ -330,14 +330,14 @@ def test_no_other_module_runs_slurms_commands() -> None:
     process never runs."""
     import ast
 
-    package = Path(module.__file__).parent.parent
+    package = Path(module.__file__).parents[3]
     runners, writers = set(), set()
     for path in sorted(package.rglob("*.py")):
         name = str(path.relative_to(package))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (
                 isinstance(node, ast.ImportFrom)
-                and node.module == "automodel_launch.cluster.commands"
+                and node.module == "automodel_launch.launchers.slurm.cluster.commands"
                 and any(alias.name == "run" for alias in node.names)
             ):
                 runners.add(name)
@@ -346,9 +346,11 @@ def test_no_other_module_runs_slurms_commands() -> None:
                 writers.add(name)
     # snapshot/git_run.py runs git, remote/transfer.py rsync (no Slurm command: the
     # writers below would see one)
-    assert sorted(runners) == ["cluster/client.py", "remote/transfer.py", "snapshot/git_run.py"]
+    client = "launchers/slurm/cluster/client.py"
+    assert sorted(runners) == [client, "remote/transfer.py", "snapshot/git_run.py"]
     # job_shell.py writes the salloc and srun of `shell`: they hold the user's terminal
     # (stdin, no timeout, output unbounded), which the client's run() never does
-    assert sorted(w for w in writers if not w.startswith("render/")) == [
-        "cluster/client.py", "job_shell.py",
+    renderers = ("render/", "launchers/slurm/render.py", "launchers/slurm/requeue.py")
+    assert sorted(w for w in writers if not w.startswith(renderers)) == [
+        "job_shell.py", client,
     ]  # fmt: skip

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from automodel_launch.cluster import client as module
-from automodel_launch.cluster.client import (
+from automodel_launch.launchers.slurm.cluster import client as module
+from automodel_launch.launchers.slurm.cluster.client import (
     MAX_OUTPUT,
     SBATCH_OUTPUT,
     Answer,
@@ -24,8 +24,8 @@ from automodel_launch.cluster.client import (
     SlurmError,
     Submission,
 )
-from automodel_launch.cluster.transport import current_transport, using
-from automodel_launch.jobs.slurm_output import SACCT_FIELDS
+from automodel_launch.launchers.slurm.cluster.transport import current_transport, using
+from automodel_launch.launchers.slurm.output import SACCT_FIELDS
 
 THERE = "/lustre/me/jobs"
 

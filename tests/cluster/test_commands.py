@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster.commands import Unanswered, run
+from automodel_launch.launchers.slurm.cluster.commands import Unanswered, run
 
 
 def test_bytes_that_are_not_utf8_are_replaced() -> None:
@@ -43,8 +43,8 @@ def test_no_standard_input() -> None:
 INTERRUPTED = """
 import sys
 from automodel_launch.cli import errors
-from automodel_launch.cluster import commands
-from automodel_launch.cluster.commands import run
+from automodel_launch.launchers.slurm.cluster import commands
+from automodel_launch.launchers.slurm.cluster.commands import run
 answer = commands._answer
 def announced(*args):
     print("asking", flush=True)

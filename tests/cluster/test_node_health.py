@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from automodel_launch.cluster import parse
-from automodel_launch.cluster.commands import Answer
-from automodel_launch.cluster.model import MAX_NAME, Node, broken_state
-from automodel_launch.cluster.preflight import Preflight
-from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import CODES, Severity
+from automodel_launch.launchers.slurm.cluster import parse
+from automodel_launch.launchers.slurm.cluster.commands import Answer
+from automodel_launch.launchers.slurm.cluster.model import MAX_NAME, Node, broken_state
+from automodel_launch.launchers.slurm.cluster.preflight import Preflight
+from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
 from tests.cluster.test_parse import captured

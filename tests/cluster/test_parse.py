@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster import parse
-from automodel_launch.cluster.commands import Answer
-from automodel_launch.cluster.model import (
+from automodel_launch.launchers.slurm.cluster import parse
+from automodel_launch.launchers.slurm.cluster.commands import Answer
+from automodel_launch.launchers.slurm.cluster.model import (
     MAX_HOSTS,
     MAX_NUMBER,
     MAX_QOS,
@@ -23,7 +23,7 @@ from automodel_launch.cluster.model import (
     Partition,
     Unreadable,
 )
-from automodel_launch.cluster.reader import _output
+from automodel_launch.launchers.slurm.cluster.reader import _output
 
 CAPTURED = Path(__file__).parent / "captured"
 

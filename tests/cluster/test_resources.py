@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from automodel_launch.cluster.model import Cluster, Node, Partition
-from automodel_launch.cluster.resources import megabytes
 from automodel_launch.diagnostics import Diagnostic
+from automodel_launch.launchers.slurm.cluster.model import Cluster, Node, Partition
+from automodel_launch.launchers.slurm.cluster.resources import megabytes
 from tests.cluster.test_rules import preflight
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from automodel_launch.cluster import parse
-from automodel_launch.cluster.access import reads_as_docker_hub
-from automodel_launch.cluster.model import Association, Cluster
-from automodel_launch.cluster.preflight import Preflight
-from automodel_launch.cluster.reader import ClusterReader
-from automodel_launch.cluster.resources import megabytes
 from automodel_launch.diagnostics import Diagnostic
+from automodel_launch.launchers.slurm.cluster import parse
+from automodel_launch.launchers.slurm.cluster.access import reads_as_docker_hub
+from automodel_launch.launchers.slurm.cluster.model import Association, Cluster
+from automodel_launch.launchers.slurm.cluster.preflight import Preflight
+from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
+from automodel_launch.launchers.slurm.cluster.resources import megabytes
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
 from tests.cluster.test_parse import captured

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.jobs.local import process_start
 from automodel_launch.jobs.manifest import MANIFEST, Manifest, new_manifest
 from automodel_launch.jobs.registry import open_registry
+from automodel_launch.launchers.local.jobs import process_start
 from tests.conftest import run_cli
 from tests.hostile.tokens import make
 

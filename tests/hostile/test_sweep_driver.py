@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from automodel_launch.cli.app import app
 from automodel_launch.jobs import driven
 from automodel_launch.jobs.driven import DriverFile, is_driver, read_driver, stop_driver
-from automodel_launch.jobs.local import process_start
 from automodel_launch.launchers.dispatch import statuses
+from automodel_launch.launchers.local.jobs import process_start
 from tests.jobs.sweep_helpers import SWEEP, job, record
 
 SLEEP = "import time; time.sleep(120)"

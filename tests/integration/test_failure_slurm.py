@@ -140,9 +140,9 @@ def test_status_says_which_rank_failed_and_why(cli: Cli) -> None:
 
 def _as_if_forgotten(job_dir: Path) -> Any:
     """The status ``status`` shows once neither squeue nor sacct knows the job: what its
-    directory says (the path :func:`automodel_launch.jobs.slurm.statuses` takes then)."""
+    directory says (the path :func:`automodel_launch.launchers.slurm.jobs.statuses` takes then)."""
     from automodel_launch.jobs.manifest import read_manifest
-    from automodel_launch.jobs.slurm import from_job_dir
     from automodel_launch.launchers.dispatch import with_failure
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
 
     return with_failure(from_job_dir(read_manifest(job_dir), None))

@@ -108,7 +108,7 @@ def test_detached_run_status_logs_and_cancel(torchrun: str, tmp_path: Path) -> N
     assert cancelled.stdout.splitlines()[-1] == "state: CANCELLED"
     shown = _status(tmp_path, torchrun, str(tmp_path / "slow"))  # a job directory names it too
     assert (shown["id"], shown["state"]) == (slow, "CANCELLED")
-    from automodel_launch.jobs.local import group_alive
+    from automodel_launch.launchers.local.jobs import group_alive
 
     assert not group_alive(int(str(shown["scheduler_id"])))  # no rank is left running
 

@@ -122,7 +122,7 @@ def test_cancel_stops_the_driver_and_leaves_the_rest_unstarted(
     torchrun: str, tmp_path: Path
 ) -> None:
     from automodel_launch.jobs.driven import is_driver, read_driver
-    from automodel_launch.jobs.local import group_alive
+    from automodel_launch.launchers.local.jobs import group_alive
 
     cli = Cli(torchrun, tmp_path)
     sweep, _ = cli.submit("0.01,0.02,0.03", max_parallel=1, ranks=1)

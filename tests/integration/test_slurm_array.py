@@ -12,8 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster.client import Dependency, SlurmClient
-from automodel_launch.jobs.slurm_output import SqueueJob, decode_json, epoch, read_job, squeue_jobs
+from automodel_launch.launchers.slurm.cluster.client import Dependency, SlurmClient
+from automodel_launch.launchers.slurm.output import (
+    SqueueJob,
+    decode_json,
+    epoch,
+    read_job,
+    squeue_jobs,
+)
 from tests.integration.slurm import TERMINAL, Cluster
 
 pytestmark = pytest.mark.integration

@@ -15,8 +15,8 @@ from automodel_launch.cli.app import app
 from automodel_launch.jobs import driven
 from automodel_launch.jobs.driven import DriverFile, queued_status
 from automodel_launch.jobs.driven import driven as is_driven
-from automodel_launch.jobs.local import process_start
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.launchers.local.jobs import process_start
 from tests.jobs.sweep_helpers import SWEEP, job, record
 
 

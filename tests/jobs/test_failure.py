@@ -185,8 +185,8 @@ STOPPED_LINE = ("slurmstepd-node1: error: *** JOB 12 ON node1 CANCELLED AT 2026-
 def forgotten(tmp_path: Path, code: str | None, after: float) -> JobStatus:
     """A job Slurm no longer knows (no accounting, past MinJobAge), stopped for its time
     limit, that left ``code`` in ``exit_code`` ``after`` seconds after Slurm's line."""
-    from automodel_launch.jobs.slurm import from_job_dir
-    from automodel_launch.jobs.slurm_output import iso_time
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
+    from automodel_launch.launchers.slurm.output import iso_time
 
     manifest = job(tmp_path, time="00:01:00")
     job_dir = Path(manifest.job_dir)
@@ -239,7 +239,7 @@ def test_a_job_that_ran_again_after_slurm_stopped_it(
 def test_other_stops_slurm_has_forgotten(
     tmp_path: Path, marker: str, state: str, cause: str
 ) -> None:
-    from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
 
     manifest = job(tmp_path)
     line = STOPPED_LINE.replace("TIME LIMIT", marker)
@@ -464,8 +464,8 @@ def test_the_real_timeout_once_slurm_forgot_it(tmp_path: Path) -> None:
     """``captured/failure/timeout``: the job directory of the 1-minute sleeper of
     tests/integration/test_failure_slurm.py after Slurm stopped it (bash recorded 0 as
     its exit status), read as once neither squeue nor sacct knows the job."""
-    from automodel_launch.jobs.slurm import from_job_dir
-    from automodel_launch.jobs.slurm_output import iso_time
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
+    from automodel_launch.launchers.slurm.output import iso_time
 
     manifest = job(tmp_path, "timeout", time="00:01:00")
     stopped = iso_time("2026-12-02T04:14:31")
@@ -729,7 +729,7 @@ def test_the_last_attempt_and_ranks_in_order(tmp_path: Path) -> None:
 
 def test_what_slurm_stopped_is_the_whole_jobs(tmp_path: Path) -> None:
     """A rank known to have failed first, but Slurm stopped the job: the job's sentence."""
-    from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
 
     manifest = job(tmp_path, time="00:01:00")
     write_log(manifest, entry(1, -15) + STOPPED_LINE + "\n")
@@ -747,7 +747,7 @@ def test_what_slurm_stopped_is_the_whole_jobs(tmp_path: Path) -> None:
     ("slurmstepd: error: Detected 1 oom_kill event in StepId=12.0\n", "FAILED", "oom-host"),
 ])  # fmt: skip
 def test_a_failed_job_slurm_has_forgotten(tmp_path: Path, log: str, state: str, cause: str) -> None:
-    from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
 
     manifest = job(tmp_path)
     (Path(manifest.job_dir) / "exit_code").write_text("1\n")
@@ -824,7 +824,7 @@ def test_the_reported_ranks_own_exit_code_first(tmp_path: Path) -> None:
 
 
 def test_a_node_failure_slurm_has_forgotten_is_the_whole_jobs(tmp_path: Path) -> None:
-    from automodel_launch.jobs.slurm import from_job_dir
+    from automodel_launch.launchers.slurm.jobs import from_job_dir
 
     manifest = job(tmp_path)
     write_log(manifest, entry(1, 1) + STOPPED_LINE.replace("TIME LIMIT", "NODE FAILURE") + "\n")

@@ -15,10 +15,10 @@ import pytest
 from automodel_launch import api
 from automodel_launch.cli import errors
 from automodel_launch.cli.app import run_app
-from automodel_launch.jobs.local import process_start
 from automodel_launch.jobs.manifest import MANIFEST, new_manifest
 from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobStatus
+from automodel_launch.launchers.local.jobs import process_start
 from tests.jobs.test_registry import cli
 
 

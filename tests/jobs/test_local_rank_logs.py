@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from automodel_launch.jobs.files import MAX_ENTRIES, _folders, rank_logs
-from automodel_launch.jobs.local import logs, process_start
 from automodel_launch.jobs.manifest import Manifest, new_manifest
 from automodel_launch.jobs.status import JobError
-from automodel_launch.submit.local import rank_tags, run_local
+from automodel_launch.launchers.local.jobs import logs, process_start
+from automodel_launch.launchers.local.submit import rank_tags, run_local
 
 
 def foreground(tmp_path: Path) -> Manifest:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from automodel_launch.jobs import slurm
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.jobs.slurm_output import SqueueJob, read_job
+from automodel_launch.launchers.slurm import jobs as slurm
+from automodel_launch.launchers.slurm.output import SqueueJob, read_job
 
 CAPTURED = Path(__file__).parent / "captured" / "squeue.json"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from automodel_launch.jobs import slurm
-from automodel_launch.jobs.slurm_arrays import Listed, in_ranges, pending_ranges, whole
-from automodel_launch.jobs.slurm_output import (
+from automodel_launch.launchers.slurm import jobs as slurm
+from automodel_launch.launchers.slurm.arrays import Listed, in_ranges, pending_ranges, whole
+from automodel_launch.launchers.slurm.output import (
     SacctRecord,
     Unreadable,
     read_job,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from automodel_launch.jobs import slurm
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.states import FINISHED
+from automodel_launch.launchers.slurm import jobs as slurm
 from tests.jobs.slurm_fakes import CAPTURED, FakeSlurm
 from tests.jobs.test_slurm import manifest
 

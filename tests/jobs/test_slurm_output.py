@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from automodel_launch.jobs.slurm_output import (
+from automodel_launch.launchers.slurm.output import (
     MAX_DEPTH,
     MAX_TEXT,
     ExitStatus,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.jobs import slurm
 from automodel_launch.jobs.manifest import Manifest
+from automodel_launch.launchers.slurm import jobs as slurm
 from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.test_slurm import manifest
 

@@ -298,7 +298,7 @@ def test_the_driver_feeds_every_point_and_says_so(
 ) -> None:
     import time
 
-    from automodel_launch.jobs import local
+    from automodel_launch.launchers.local import jobs as local
 
     points = local_points(tmp_path, ["sleep 0.5", "sleep 0.5; exit 3", "exit 0"])
     out = Flushed()
@@ -362,7 +362,7 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
     import time
 
     from automodel_launch.jobs.driven import read_driver
-    from automodel_launch.jobs.local import process_start
+    from automodel_launch.launchers.local.jobs import process_start
 
     popen = subprocess.Popen
 
@@ -424,7 +424,7 @@ def test_a_driver_that_cannot_be_found_is_not_left_running(
 ) -> None:
     import subprocess
 
-    from automodel_launch.jobs import local
+    from automodel_launch.launchers.local import jobs as local
 
     popen, children = subprocess.Popen, []
 

@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.origins import RemoteRecord
 from automodel_launch.jobs.status import JobStatus
+from automodel_launch.launchers.slurm.submit import referenced_credentials
 from automodel_launch.remote.clusters import Remote
 from automodel_launch.remote.last_seen import LAST_SEEN, keep, recalled
 from automodel_launch.remote.place import Placement
 from automodel_launch.remote.session import RemoteSession, for_jobs
-from automodel_launch.submit.slurm import referenced_credentials
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from automodel_launch.cluster.commands import NoSlurm, Unanswered
+from automodel_launch.launchers.slurm.cluster.commands import NoSlurm, Unanswered
 from automodel_launch.remote.shell import RemoteShell, ShellLost
 
 

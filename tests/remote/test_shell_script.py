@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster.commands import Unanswered
+from automodel_launch.launchers.slurm.cluster.commands import Unanswered
 from automodel_launch.remote.shell import PREAMBLE, RemoteShell, ShellLost
 from automodel_launch.remote.ssh import quoted
 

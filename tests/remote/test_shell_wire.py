@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from automodel_launch.cluster.commands import Answer, NoSlurm, Unanswered
+from automodel_launch.launchers.slurm.cluster.commands import Answer, NoSlurm, Unanswered
 from automodel_launch.remote import shell as module
 from automodel_launch.remote.shell import PREAMBLE, RemoteShell, ShellLost
 

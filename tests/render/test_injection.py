@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.launchers.slurm.render import render_sbatch
 from automodel_launch.render.entry import Entry, JobSpec
-from automodel_launch.render.slurm import render_sbatch
 
 FAKE_SRUN = """#!/bin/bash
 printf '%s\\0' "$@" > "$RECORD/argv"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from automodel_launch.launchers.local.render import interactive_command
 from automodel_launch.render.entry import custom_entry, default_entry
-from automodel_launch.render.interactive import interactive_command
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.launchers.slurm.render import render_sbatch
 from automodel_launch.render.entry import Entry, JobSpec
-from automodel_launch.render.slurm import render_sbatch
 from tests.render.test_injection import _shellcheck
 
 # srun stand-in: one task that stops on SIGTERM (as AutoModel's ranks do) or exits 3

@@ -118,7 +118,7 @@ SKY_ENV = "skypilot:\n  cloud: aws\n  accelerators: A100:1\n  env_vars:\n    REP
 
 def test_a_reference_that_resolves_to_a_token_travels_as_a_secret() -> None:
     from automodel_launch.config.skypilot import SkyPilotConfig
-    from automodel_launch.render.skypilot import secret_values, split_environment
+    from automodel_launch.launchers.skypilot.render import secret_values, split_environment
 
     remote = f"https://x:{GH_TOKEN}@github.com/o/r.git"
     text = render_text(RECIPE + SKY_ENV, environ={"GIT_REMOTE": remote})["task.yaml"]
@@ -141,7 +141,7 @@ def test_a_plain_resolved_value_stays_in_envs() -> None:
 
 def test_a_credential_field_takes_the_variable_it_references() -> None:
     from automodel_launch.config.skypilot import SkyPilotConfig
-    from automodel_launch.render.skypilot import secret_values
+    from automodel_launch.launchers.skypilot.render import secret_values
 
     cfg = SkyPilotConfig.model_validate({"cloud": "aws", "hf_token": "${MY_HF}"})
     assert secret_values(cfg, {"MY_HF": "v-123", "HF_TOKEN": "other"}) == {"HF_TOKEN": "v-123"}

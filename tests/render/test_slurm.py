@@ -6,9 +6,9 @@ import subprocess
 import pytest
 
 from automodel_launch.automodel.versions import DEFAULT
+from automodel_launch.launchers.slurm.render import render_sbatch
 from automodel_launch.loading import load_text
 from automodel_launch.render.entry import JobSpec, default_entry
-from automodel_launch.render.slurm import render_sbatch
 from automodel_launch.validation import validate_loaded
 from tests.conftest import offline_settings
 from tests.render.cases import RECIPE, SLURM

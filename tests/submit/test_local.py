@@ -1,4 +1,4 @@
-"""automodel_launch/submit/local.py: an interrupted local run stops entirely.
+"""automodel_launch/launchers/local/submit.py: an interrupted local run stops entirely.
 
 SIGTERM used to kill this command and leave the run going on without it; the run now
 has a process group of its own, which gets the signal, then SIGKILL after the grace
@@ -22,7 +22,7 @@ RUNNER = """
 import sys
 from pathlib import Path
 from automodel_launch.cli import errors
-from automodel_launch.submit import local
+from automodel_launch.launchers.local import submit as local
 local.GRACE_SECONDS = {grace}
 errors.handle_termination()
 def body():
@@ -91,14 +91,14 @@ def test_a_run_that_ignores_the_signal_is_killed_after_the_grace_time(tmp_path: 
 
 def test_a_finished_run(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text("#!/bin/bash\ntrue\n")
-    from automodel_launch.submit.local import run_local
+    from automodel_launch.launchers.local.submit import run_local
 
     assert run_local(tmp_path).summary == f"run finished; files in {tmp_path}"
 
 
 def test_a_foreground_run_keeps_its_error_files(tmp_path: Path) -> None:
     """Its output goes to the terminal; torch's error files go to the job directory."""
-    from automodel_launch.submit.local import run_local
+    from automodel_launch.launchers.local.submit import run_local
 
     (tmp_path / "run.sh").write_text(
         'printf "%s\\n" "$PET_LOG_DIR" "$TORCHELASTIC_ERROR_FILE" > seen\n'

@@ -150,7 +150,7 @@ def test_a_sweeps_managed_jobs_are_one_queue_call_or_none(
     import sky
 
     from automodel_launch.jobs.manifest import Manifest
-    from automodel_launch.jobs.skypilot import statuses
+    from automodel_launch.launchers.skypilot.jobs import statuses
 
     def job(job_id: str) -> Manifest:
         return Manifest(

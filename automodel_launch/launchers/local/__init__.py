@@ -1,12 +1,11 @@
-"""SkyPilot: a task YAML launched through the SkyPilot SDK (a managed job, or a run on a
-cluster). The SDK is imported only when a job is handed over or asked about."""
+"""No launcher section: torchrun on this node, in the foreground or detached."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from automodel_launch.launcher_names import LauncherName
-from automodel_launch.layout import JOB_CONFIG, SKYPILOT_TASK
+from automodel_launch.launcher_names import INTERACTIVE
+from automodel_launch.layout import JOB_CONFIG, LOCAL_SCRIPT
 
 if TYPE_CHECKING:
     import re
@@ -17,55 +16,61 @@ if TYPE_CHECKING:
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
+SCRIPT_PREFIX = "#!/bin/bash\nset -euo pipefail\n"
+"""Written above the command in the job directory (``render`` prints the command alone)."""
 
-class SkyPilot:
-    name: LauncherName = "skypilot"
-    artifact = SKYPILOT_TASK
-    default_base = "skypilot_jobs"
-    progress = "waiting for SkyPilot"
-    detached = True
+
+class Interactive:
+    name = INTERACTIVE
+    artifact = LOCAL_SCRIPT
+    default_base = "."
+    progress = ""
+    detached = False
+    """The run is in the foreground unless ``--detach``."""
     arrays = False
-    """SkyPilot has no job arrays: each point is a managed job of its own."""
-    poll_seconds = 20.0
-    """One ``sky.jobs.queue`` call to the API server a look."""
+    """No scheduler: a sweep's points run one after another, or K at a time with
+    ``--detach`` (a driver process starts them: :mod:`automodel_launch.plan.driver`)."""
+    poll_seconds = 1.0
+    """A local run ends when its exit_code appears: looking costs nothing."""
     dependencies = False
-    """SkyPilot does not start a job after another ends."""
+    """No scheduler: nothing waits for another job."""
 
     @property
     def job_id(self) -> re.Pattern[str]:
+        """The run's process id."""
         from automodel_launch.launchers.ids import GRAMMAR
 
         return GRAMMAR[self.name]
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
-        from automodel_launch.render.skypilot import render_artifact
+        from automodel_launch.launchers.local.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
-        return {self.artifact: artifact, JOB_CONFIG: job_config}
+        return {self.artifact: SCRIPT_PREFIX + artifact, JOB_CONFIG: job_config}
 
     def submit(self, handover: Handover) -> Submitted:
-        from automodel_launch.submit.skypilot import hand_over
+        from automodel_launch.launchers.local.submit import hand_over
 
         return hand_over(handover)
 
     def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
-        from automodel_launch.jobs.skypilot import statuses
+        from automodel_launch.launchers.local.jobs import statuses
 
         return statuses(manifests)
 
     def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
-        from automodel_launch.jobs.skypilot import logs
+        from automodel_launch.launchers.local.jobs import logs
 
         return logs(manifest, follow=follow, rank=rank)
 
     def cancel(self, manifest: Manifest) -> JobStatus:
-        from automodel_launch.jobs.skypilot import cancel
+        from automodel_launch.launchers.local.jobs import cancel
 
         return cancel(manifest)
 
     def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
-        from automodel_launch.jobs.skypilot import cancel
+        from automodel_launch.launchers.local.jobs import cancel
 
         return [cancel(manifest) for manifest in manifests]  # no batch: one at a time

@@ -1,6 +1,6 @@
 """``sbatch`` the job directory's script; the submitting environment travels with it.
 
-The command is run by :class:`automodel_launch.cluster.client.SlurmClient` (its timeout,
+The command is run by :class:`.cluster.client.SlurmClient` (its timeout,
 its reading of ``--parsable``: ``ID`` or ``ID;CLUSTER``, anything else is not taken as a
 job id); here its errors become the submit's, and what sbatch said is shown cleaned.
 """
@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from automodel_launch.cluster.client import (
+from automodel_launch.launchers.slurm.cluster.client import (
     Dependency,
     SlurmClient,
     SlurmError,
     Unparsed,
     said,
 )
-from automodel_launch.cluster.transport import Transport, current_transport
+from automodel_launch.launchers.slurm.cluster.transport import Transport, current_transport
 from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.secrets import is_secret_name
 from automodel_launch.submit import SubmitError, Submitted

@@ -17,10 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from automodel_launch.jobs.follow import Lines
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.jobs.slurm_output import MAX_EPOCH, MAX_TEXT, Text, Word, problem
 from automodel_launch.jobs.states import SKYPILOT_CLUSTER, SKYPILOT_MANAGED, State, state_of
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.launchers.ids import is_scheduler_id
+from automodel_launch.launchers.slurm.output import MAX_EPOCH, MAX_TEXT, Text, Word, problem
 from automodel_launch.secrets import display
 
 Time = Annotated[float, Field(ge=0, le=MAX_EPOCH, allow_inf_nan=False)]

@@ -3,7 +3,7 @@
 Spot tasks and a sweep's points go to ``sky.jobs.launch`` (managed jobs recover from
 preemption, and each point's ends by itself); others to ``sky.launch``. Secret values
 (resolved from the submitting environment by
-:func:`automodel_launch.render.skypilot.secret_values`) are handed to the SDK here and
+:func:`automodel_launch.launchers.skypilot.render.secret_values`) are handed to the SDK here and
 never written to the job directory; whatever SkyPilot says back is redacted of them.
 """
 
@@ -94,8 +94,8 @@ def _job_id(result: Any) -> str | None:
 def hand_over(handover: Handover) -> Submitted:
     from ruamel.yaml import YAML
 
+    from automodel_launch.launchers.skypilot.render import secret_values
     from automodel_launch.layout import SKYPILOT_TASK
-    from automodel_launch.render.skypilot import secret_values
 
     section = handover.document.skypilot
     assert section is not None, "a SkyPilot job has a skypilot: section"

@@ -37,7 +37,7 @@ class Slurm:
         return GRAMMAR[self.name]
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
-        from automodel_launch.render.slurm import render_artifact
+        from automodel_launch.launchers.slurm.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
 
@@ -45,26 +45,26 @@ class Slurm:
         return {self.artifact: artifact, JOB_CONFIG: job_config}
 
     def submit(self, handover: Handover) -> Submitted:
-        from automodel_launch.submit.slurm import hand_over
+        from automodel_launch.launchers.slurm.submit import hand_over
 
         return hand_over(handover)
 
     def statuses(self, manifests: list[Manifest]) -> list[JobStatus]:
-        from automodel_launch.jobs.slurm import statuses
+        from automodel_launch.launchers.slurm.jobs import statuses
 
         return statuses(manifests)
 
     def logs(self, manifest: Manifest, *, follow: bool, rank: int | None = None) -> int:
-        from automodel_launch.jobs.slurm import logs
+        from automodel_launch.launchers.slurm.jobs import logs
 
         return logs(manifest, follow=follow, rank=rank)
 
     def cancel(self, manifest: Manifest) -> JobStatus:
-        from automodel_launch.jobs.slurm import cancel
+        from automodel_launch.launchers.slurm.jobs import cancel
 
         return cancel(manifest)
 
     def cancel_all(self, manifests: list[Manifest]) -> list[JobStatus]:
-        from automodel_launch.jobs.slurm import cancel_all
+        from automodel_launch.launchers.slurm.jobs import cancel_all
 
         return cancel_all(manifests)

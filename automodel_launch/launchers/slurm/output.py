@@ -20,8 +20,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from automodel_launch.jobs.slurm_arrays import Listed, pending_ranges
 from automodel_launch.launchers.ids import is_scheduler_id
+from automodel_launch.launchers.slurm.arrays import Listed, pending_ranges
 from automodel_launch.secrets import display
 
 MAX_DEPTH = 64

@@ -1,6 +1,6 @@
 """Where Slurm's commands run: this host, or a named cluster's shell over SSH.
 
-:class:`~automodel_launch.cluster.client.SlurmClient` runs every command through the
+:class:`~automodel_launch.launchers.slurm.cluster.client.SlurmClient` runs every command through the
 transport in play: the one a command entered with :func:`using` (a
 :class:`~automodel_launch.remote.session.RemoteSession`), else this host's processes.
 So preflight, submit, status, logs and cancel are the same code, local or remote.
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from automodel_launch.cluster.commands import Answer
+    from automodel_launch.launchers.slurm.cluster.commands import Answer
 
 
 class Transport(Protocol):
-    """Runs one command on the cluster, as :func:`~automodel_launch.cluster.commands.run`
+    """Runs one command on the cluster, as :func:`~.commands.run`
     does here; ``stdin`` and ``secrets`` (variables of the command's environment alone)
     never reach a command line or a file."""
 

@@ -1,7 +1,7 @@
 """Every Slurm command this tool runs (sbatch, squeue, sacct, scontrol, scancel, sinfo, and
 preflight's srun, sacctmgr and enroot) runs through :class:`SlurmClient`.
 
-One decoding rule: :func:`~automodel_launch.cluster.commands.run` (no standard input,
+One decoding rule: :func:`~.commands.run` (no standard input,
 output bounded, UTF-8 with U+FFFD for what is not).
 
 One timeout policy, by what the command is for:
@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from automodel_launch.cluster.commands import (
+from automodel_launch.launchers.ids import is_scheduler_id
+from automodel_launch.launchers.slurm.cluster.commands import (
     MAX_OUTPUT,
     Answer,
     NoSlurm,
@@ -45,8 +46,7 @@ from automodel_launch.cluster.commands import (
     find,
     run,
 )
-from automodel_launch.cluster.transport import Transport, current_transport
-from automodel_launch.launchers.ids import is_scheduler_id
+from automodel_launch.launchers.slurm.cluster.transport import Transport, current_transport
 from automodel_launch.secrets import display, looks_like_token
 
 __all__ = [
@@ -309,7 +309,7 @@ class SlurmClient:
     def squeue(self) -> Answer:
         """``squeue --json``: every job the controller keeps, whatever filter is given
         (22.05), so one call answers for any number of jobs and array tasks; read it with
-        :func:`automodel_launch.jobs.slurm_output.squeue_jobs`. :class:`Refused` when it
+        :func:`automodel_launch.launchers.slurm.output.squeue_jobs`. :class:`Refused` when it
         fails."""
         answer = self.query("squeue", "--json")
         if answer.returncode != 0:
@@ -320,9 +320,9 @@ class SlurmClient:
         """Accounting's one line per job or array task of ``ids`` (an array's id gives its
         tasks, ``1234_0``..., and its pending ones as ``1234_[2-5%2]``), in one call:
         ``sacct -n -P -X --jobs=ID,ID... -o JobID,...``; read it with
-        :func:`automodel_launch.jobs.slurm_output.sacct_records`. None where the cluster
+        :func:`automodel_launch.launchers.slurm.output.sacct_records`. None where the cluster
         keeps no accounting (no sacct, or it refuses)."""
-        from automodel_launch.jobs.slurm_output import SACCT_FIELDS
+        from automodel_launch.launchers.slurm.output import SACCT_FIELDS
 
         listed = ",".join(checked_ids(ids, "sacct"))
         if not self.has("sacct"):

@@ -13,7 +13,8 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping
 
-from automodel_launch.cluster.model import (
+from automodel_launch.config import slurm_time
+from automodel_launch.launchers.slurm.cluster.model import (
     DIGITS,
     MAX_HOSTS,
     MAX_NAME,
@@ -24,7 +25,6 @@ from automodel_launch.cluster.model import (
     Partition,
     Unreadable,
 )
-from automodel_launch.config import slurm_time
 from automodel_launch.secrets import display
 
 _UNLIMITED = ("UNLIMITED", "INFINITE", "NONE", "N/A", "(NULL)", "")

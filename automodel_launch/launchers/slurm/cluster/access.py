@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from automodel_launch.cluster.model import Association
-from automodel_launch.cluster.rules import Job
+from automodel_launch.launchers.slurm.cluster.model import Association
+from automodel_launch.launchers.slurm.cluster.rules import Job
 
 
 def check_associations(

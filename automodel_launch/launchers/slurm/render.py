@@ -13,6 +13,7 @@ from __future__ import annotations
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
+from automodel_launch.launchers.slurm import requeue
 from automodel_launch.layout import (
     ERROR_FILES,
     EXIT_CODE,
@@ -24,7 +25,6 @@ from automodel_launch.layout import (
     agent_error_file,
     staging,
 )
-from automodel_launch.render import requeue
 from automodel_launch.render.entry import JobSpec
 from automodel_launch.render.environment import exported_variables
 from automodel_launch.render.shell import home_path, quote, word

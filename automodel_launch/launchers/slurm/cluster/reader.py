@@ -7,9 +7,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from automodel_launch.cluster import parse
-from automodel_launch.cluster.client import PROBE, Answer, NoSlurm, SlurmClient, Unanswered
-from automodel_launch.cluster.model import Association, Cluster, Unreadable
+from automodel_launch.launchers.slurm.cluster import parse
+from automodel_launch.launchers.slurm.cluster.client import (
+    PROBE,
+    Answer,
+    NoSlurm,
+    SlurmClient,
+    Unanswered,
+)
+from automodel_launch.launchers.slurm.cluster.model import Association, Cluster, Unreadable
 
 _NOT_CONFIGURED = ("s_p_parse_file", "cannot stat", "configuration", "ClusterName")
 """What Slurm's clients say (and retry for a minute) without a readable slurm.conf."""

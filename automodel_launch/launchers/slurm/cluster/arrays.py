@@ -14,8 +14,8 @@ others wait their turn: a note, not an error.
 
 from __future__ import annotations
 
-from automodel_launch.cluster.model import Cluster, Partition
-from automodel_launch.cluster.rules import SECTION, Job, describe
+from automodel_launch.launchers.slurm.cluster.model import Cluster, Partition
+from automodel_launch.launchers.slurm.cluster.rules import SECTION, Job, describe
 
 
 def check_array_size(job: Job, cluster: Cluster, tasks: int) -> None:

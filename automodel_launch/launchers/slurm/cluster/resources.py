@@ -6,9 +6,9 @@ have is refused by sbatch at once, or, where Slurm cannot tell yet, never starts
 
 from __future__ import annotations
 
-from automodel_launch.cluster.model import Cluster, Partition
-from automodel_launch.cluster.parse import number
-from automodel_launch.cluster.rules import Job, describe
+from automodel_launch.launchers.slurm.cluster.model import Cluster, Partition
+from automodel_launch.launchers.slurm.cluster.parse import number
+from automodel_launch.launchers.slurm.cluster.rules import Job, describe
 
 
 def check_gpus(job: Job, cluster: Cluster, partition: Partition) -> None:

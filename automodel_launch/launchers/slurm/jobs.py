@@ -3,10 +3,10 @@ exists, and what the job left in its directory where neither knows it any more.
 
 ``squeue --json`` (22.05) lists every job the controller keeps, finished ones
 included for MinJobAge seconds, whatever filter is given: one call answers for
-all jobs asked about, array tasks included (:mod:`automodel_launch.jobs.slurm_arrays`);
+all jobs asked about, array tasks included (:mod:`automodel_launch.launchers.slurm.arrays`);
 the jobs it does not know are asked of ``sacct`` in one more call. Every command goes
-through :class:`automodel_launch.cluster.client.SlurmClient` (its timeouts, its errors);
-what it says is read by :mod:`automodel_launch.jobs.slurm_output`, and a job id reaches a
+through :class:`.cluster.client.SlurmClient` (its timeouts, its errors);
+what it says is read by :mod:`automodel_launch.launchers.slurm.output`, and a job id reaches a
 command line only after :func:`automodel_launch.launchers.ids.is_scheduler_id` said it is one,
 after ``--`` or ``=``.
 """
@@ -17,23 +17,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from automodel_launch.cluster.client import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
-from automodel_launch.cluster.client import SlurmClient, SlurmError
-from automodel_launch.cluster.client import timeout as timeout
 from automodel_launch.jobs.follow import follow_file
 from automodel_launch.jobs.manifest import Manifest
-from automodel_launch.jobs.slurm_arrays import Listed
-from automodel_launch.jobs.slurm_output import (
-    SqueueJob,
-    Unreadable,
-    decode_json,
-    epoch,
-    read_job,
-    sacct_records,
-    squeue_jobs,
-    time_limit,
-    wait_status,
-)
 from automodel_launch.jobs.states import FINISHED, SLURM, state_of
 from automodel_launch.jobs.status import (
     JobStatus,
@@ -44,6 +29,21 @@ from automodel_launch.jobs.status import (
     read_exit_code,
 )
 from automodel_launch.launchers.ids import is_scheduler_id
+from automodel_launch.launchers.slurm.arrays import Listed
+from automodel_launch.launchers.slurm.cluster.client import TIMEOUT_VARIABLE as TIMEOUT_VARIABLE
+from automodel_launch.launchers.slurm.cluster.client import SlurmClient, SlurmError
+from automodel_launch.launchers.slurm.cluster.client import timeout as timeout
+from automodel_launch.launchers.slurm.output import (
+    SqueueJob,
+    Unreadable,
+    decode_json,
+    epoch,
+    read_job,
+    sacct_records,
+    squeue_jobs,
+    time_limit,
+    wait_status,
+)
 from automodel_launch.layout import slurm_log
 from automodel_launch.secrets import display
 

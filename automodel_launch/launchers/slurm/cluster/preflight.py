@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.cluster import access, arrays, resources, rules
-from automodel_launch.cluster.client import Unanswered
-from automodel_launch.cluster.model import Cluster, Unreadable
-from automodel_launch.cluster.parse import test_only_answer
-from automodel_launch.cluster.reader import ClusterReader
 from automodel_launch.diagnostics import sort_key
+from automodel_launch.launchers.slurm.cluster import access, arrays, resources, rules
+from automodel_launch.launchers.slurm.cluster.client import Unanswered
+from automodel_launch.launchers.slurm.cluster.model import Cluster, Unreadable
+from automodel_launch.launchers.slurm.cluster.parse import test_only_answer
+from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
 from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.results import FileReport
 from automodel_launch.secrets import display
@@ -47,7 +47,7 @@ class Preflight:
         ``script_of`` given: when the cluster finds nothing wrong (nor nodes out of
         service, which ``--test-only`` refuses a job for), ``sbatch --test-only`` judges
         the rendered script, and its estimate is a note. Raises
-        :class:`~automodel_launch.cluster.client.NoSlurm` when there is no cluster.
+        :class:`~.client.NoSlurm` when there is no cluster.
         """
         document, loaded = report.document, report.loaded
         if document is None or loaded is None or document.slurm is None:
@@ -76,7 +76,7 @@ class Preflight:
         once (None: no cap), to the report of one of its points: the array's size against
         MaxArraySize and its tasks at once against the partition (:mod:`.arrays`). Once a
         sweep; :meth:`check` checks each point as one job (the partition's limits apply
-        per task). Raises :class:`~automodel_launch.cluster.client.NoSlurm` when there is
+        per task). Raises :class:`~.client.NoSlurm` when there is
         no cluster; a cluster that does not answer is :meth:`check`'s to report."""
         document, loaded = report.document, report.loaded
         if document is None or loaded is None or document.slurm is None:

@@ -119,7 +119,7 @@ def error_file(job_dir: Path) -> dict[str, str]:
 
 
 def _details(pid: int, *, detached: bool) -> dict[str, Any]:
-    from automodel_launch.jobs.local import process_start
+    from automodel_launch.launchers.local.jobs import process_start
 
     return {
         "pid": pid,

@@ -3,7 +3,7 @@
 Three outcomes: an answer; :class:`Unanswered` (the command was still running when its
 time was up: a slow or overloaded controller); :class:`NoSlurm` (nothing to ask: no
 Slurm commands, no configuration, no controller). Both are :class:`SlurmError`, the one
-error of :mod:`automodel_launch.cluster.client`, through which every Slurm command runs
+error of :mod:`.client`, through which every Slurm command runs
 (its timeouts are stated there).
 """
 
@@ -23,7 +23,7 @@ from automodel_launch.errors import LaunchError
 
 TIMEOUT = 5.0
 """Seconds a command may take unless told; Slurm's commands are told by
-:class:`~automodel_launch.cluster.client.SlurmClient`, whose docstring states the policy."""
+:class:`~.client.SlurmClient`, whose docstring states the policy."""
 
 
 class SlurmError(LaunchError):

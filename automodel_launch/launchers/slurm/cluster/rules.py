@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from automodel_launch.cluster.model import Cluster, Partition
 from automodel_launch.config import slurm_time
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Collector, Loc
+from automodel_launch.launchers.slurm.cluster.model import Cluster, Partition
 
 SECTION: Loc = ("slurm",)
 
