@@ -280,10 +280,12 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
         if not path.is_relative_to(PACKAGE / "launchers") and uses_the_table(path)
     )
     assert users == [
-        "api.py", "cli/rerun.py", "cli/submit.py", "plan/after.py",
+        "api.py", "cli/rerun.py", "cli/submit.py", "job_shell.py", "plan/after.py",
         "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/request.py", "plan/submit.py",
         "prepare.py",
+        "remote/job_shell.py", "remote/target.py",
         "render/job.py",
+        "snapshot/summary.py",
     ]  # fmt: skip
     validate_path = (
         modules("config") + modules("loading") + modules("rules") + modules("validation")

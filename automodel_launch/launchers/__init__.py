@@ -26,10 +26,13 @@ from automodel_launch.launchers.slurm import Slurm
 
 if TYPE_CHECKING:
     import re
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
@@ -73,6 +76,11 @@ class Launcher(Protocol):
         ...
 
     @property
+    def remote(self) -> bool:
+        """Its jobs go to a named cluster over SSH (``--remote``, a profile's ``remote:``)."""
+        ...
+
+    @property
     def poll_seconds(self) -> float:
         """How often a sweep's driver asks for the states of the points it started."""
         ...
@@ -84,6 +92,27 @@ class Launcher(Protocol):
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         """What ``render`` prints: the script, the task, or the command line."""
+        ...
+
+    def shell(
+        self,
+        document: LaunchDocument,
+        environ: Mapping[str, str],
+        command: Sequence[str],
+        nodes: int | None,
+    ) -> ShellCommand:
+        """What ``shell`` runs in the job's environment, built from ``environ`` (this
+        host's, or a named cluster's); raises
+        :class:`~automodel_launch.launchers.shell.ShellError` where no shell is opened."""
+        ...
+
+    def repo_root(self, document: LaunchDocument) -> str | None:
+        """The checkout the job runs its code from, as the section names it (None: the
+        code installed in the image)."""
+        ...
+
+    def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
+        """Where :meth:`repo_root` is on this host, to take the job's code snapshot from."""
         ...
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:

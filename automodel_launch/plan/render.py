@@ -98,13 +98,14 @@ def _snapshot(
     environ: Mapping[str, str] | None,
 ) -> Snapshot | None:
     """The snapshot of the plan's ``repo_root`` (None: its launcher names none)."""
-    from automodel_launch.snapshot.source import host_root
+    from automodel_launch.launchers import launcher_of
     from automodel_launch.snapshot.take import take
 
     document = plan.document
-    cfg = document.slurm if document is not None else None
-    root = host_root(cfg, environ_of(environ)) if cfg is not None else None
-    if root is None or document is None:
+    if document is None:
+        return None
+    root = launcher_of(document).code_root(document, environ_of(environ))
+    if root is None:
         return None
     written = job_dir or default_job_dir(document, default_job_name(document, entry)).parent
     if plan.placement is not None and job_dir is None:

@@ -1,6 +1,6 @@
 """``shell --remote NAME``: the job's environment on a named cluster, over SSH.
 
-The same words as on a login node (:mod:`automodel_launch.job_shell`): the environment
+The same words as on a login node (the launcher's :meth:`shell`): the environment
 is built from the cluster's own (asked once, ``env -0``, in the session's shell), and the
 variables the recipe sets are given to ``env`` on the cluster's command line, since the
 session's standard input is the terminal. So credentials are not carried from this host
@@ -15,15 +15,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from automodel_launch.job_shell import (
-    WHOLE_NODE_NOTE,
-    ShellError,
-    job_environment,
-    run,
-    salloc_words,
-    srun_words,
-    step_without_gpus,
-)
+from automodel_launch.job_shell import run
+from automodel_launch.launchers import launcher_of
+from automodel_launch.launchers.shell import ShellError
 from automodel_launch.remote.ssh import quoted
 from automodel_launch.secrets import Redactor, is_secret_name
 
@@ -73,22 +67,22 @@ def open_remote_shell(
     document: LaunchDocument, command: Sequence[str], nodes: int | None, session: RemoteSession
 ) -> int:
     """Run ``shell``'s salloc and srun on the cluster; the exit status of what ran."""
-    cfg = document.slurm
-    if cfg is None:
+    launcher = launcher_of(document)
+    if not launcher.remote:
         raise ShellError(
             f"--remote {session.remote.name}: only a slurm: recipe opens a shell on a cluster"
         )
     there = cluster_environment(session)
-    env = job_environment(cfg, there)
-    given, held = split_environment(env, there)
+    shell = launcher.shell(document, there, command, nodes)
+    given, held = split_environment(shell.env, there)
     if held:
         names = ", ".join(held)
         note = (f"note: {names} not carried into a shell on {session.remote.name}: the "
                 "cluster's own environment gives it (submit carries it)")  # fmt: skip
         print(note, file=sys.stderr)
-    if step_without_gpus(cfg):
-        print(WHOLE_NODE_NOTE, file=sys.stderr)
-    words = [*salloc_words(cfg, nodes or 1), *srun_words(cfg, env, command)]
+    for shown in shell.notes:
+        print(shown, file=sys.stderr)
+    words = shell.words
     line = quoted(["env", "--", *(f"{k}={v}" for k, v in sorted(given.items())), *words])
     connection = session.connection
     assert connection is not None

@@ -6,6 +6,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from automodel_launch.errors import UsageError
+from automodel_launch.launchers import launcher_of
 from automodel_launch.remote.clusters import Remote, find_remote
 from automodel_launch.remote.place import Placement, local_home
 from automodel_launch.remote.session import RemoteSession
@@ -32,18 +33,21 @@ def aim(plan: JobPlan, option: str | None, job_dir: Path | None) -> RemoteSessio
     document = plan.document
     if remote is None or document is None:
         return None
-    if document.slurm is None and not option:
+    launcher = launcher_of(document)
+    if not launcher.remote and not option:
         return None  # a profile's cluster is where its slurm: jobs go
-    if document.slurm is None:
+    if not launcher.remote:
         raise UsageError(
             f"--remote {remote.name}: only slurm: jobs are submitted to a named cluster; "
             f"this config's launcher is {document.launcher or 'torchrun on this node'}",
             hint="SkyPilot reaches its cloud itself: submit without --remote",
         )
-    base = document.slurm.job_dir
+    section = document.launcher_section
+    base = section.job_dir if section is not None else None
     if base is not None and not str(base).startswith("/"):
         raise UsageError(
-            f"--remote {remote.name}: slurm.job_dir {str(base)!r} is not an absolute path "
+            f"--remote {remote.name}: {launcher.name}.job_dir {str(base)!r} is not an absolute "
+            "path "
             "on the cluster",
             hint=f"write an absolute path, or leave it out for the cluster's {remote.remote_dir}",
         )

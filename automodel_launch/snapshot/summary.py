@@ -16,10 +16,11 @@ WIDTH = 13
 def code_lines(document: LaunchDocument, snapshot: Snapshot | Reused | None) -> list[str]:
     """One line when the job has a ``repo_root``: the snapshot taken (or an earlier job's,
     run again), or the live tree."""
+    from automodel_launch.launchers import launcher_of
     from automodel_launch.snapshot.reuse import Reused
 
-    cfg = document.slurm
-    if cfg is None or cfg.repo_root is None:
+    repo_root = launcher_of(document).repo_root(document)
+    if repo_root is None:
         return []
     if isinstance(snapshot, Reused):
         record = snapshot.of
@@ -30,7 +31,7 @@ def code_lines(document: LaunchDocument, snapshot: Snapshot | Reused | None) -> 
             text += f", commit {record.commit[:12]}, {state}"
         text += ")"
     elif snapshot is None:
-        text = f"{cfg.repo_root}, the live tree (--no-snapshot: what it holds when the job runs)"
+        text = f"{repo_root}, the live tree (--no-snapshot: what it holds when the job runs)"
     else:
         count = len(snapshot.files)
         size = f"{count} file{'' if count == 1 else 's'}, {snapshot.size / 1e6:.1f} MB"

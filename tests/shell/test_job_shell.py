@@ -12,17 +12,13 @@ import pytest
 
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.errors import UsageError
-from automodel_launch.job_shell import (
+from automodel_launch.job_shell import open_shell, run, shell_of
+from automodel_launch.launchers.shell import CannotRun, NoProgram, ShellCommand, ShellError
+from automodel_launch.launchers.slurm.shell import (
     JOB_NAME,
     WHOLE_NODE_NOTE,
-    CannotRun,
-    NoProgram,
-    ShellError,
     _path,
     job_environment,
-    open_shell,
-    run,
-    shell_of,
     step_without_gpus,
 )
 from automodel_launch.loading import load_text
@@ -64,7 +60,8 @@ SLURM = """slurm:
 
 
 def test_a_slurm_recipe_allocates_one_node_and_runs_the_command_in_its_container() -> None:
-    words, env = shell_of(document(SLURM), CALLER, ["python", "-c", "print(1)"])
+    shell = shell_of(document(SLURM), CALLER, ["python", "-c", "print(1)"])
+    words, env = shell.words, shell.env
     assert words == [
         "salloc", f"--job-name={JOB_NAME}", "--nodes=1", "--ntasks-per-node=1",
         "--time=04:00:00", "--account=llm_team", "--partition=batch", "--gpus-per-node=8",
@@ -83,7 +80,8 @@ def test_a_slurm_recipe_allocates_one_node_and_runs_the_command_in_its_container
 
 
 def test_an_interactive_shell_is_one_pty_task_and_nodes_can_be_asked_for() -> None:
-    words, _ = shell_of(document(SLURM), CALLER, [], nodes=3)
+    shell = shell_of(document(SLURM), CALLER, [], nodes=3)
+    words, _ = shell.words, shell.env
     assert "--nodes=3" in words
     srun = words[words.index("srun") :]
     assert srun[:5] == ["srun", "--export=ALL", "--nodes=1", "--ntasks=1", "--pty"]
@@ -104,7 +102,8 @@ def test_whole_nodes_workdir_repo_root_and_salloc_sbatch_args() -> None:
   hf_home: ~/hf
   sbatch_args: ["--gres=gpu:4", "--comment=try", "--hold", "--exclude=node7"]
 """
-    words, env = shell_of(document(text), {**CALLER, "PYTHONPATH": "/opt/lib"}, ["true"])
+    shell = shell_of(document(text), {**CALLER, "PYTHONPATH": "/opt/lib"}, ["true"])
+    words, env = shell.words, shell.env
     assert words == [
         "salloc", f"--job-name={JOB_NAME}", "--nodes=1", "--ntasks-per-node=1",
         "--time=04:00:00", "--qos=high", "--reservation=maint", "--constraint=a100",
@@ -113,7 +112,8 @@ def test_whole_nodes_workdir_repo_root_and_salloc_sbatch_args() -> None:
     ]  # fmt: skip
     assert env["PYTHONPATH"] == "/home/ada/Automodel:/opt/lib"
     assert env["HF_HOME"] == "/home/ada/hf"
-    bare, env = shell_of(document("slurm:\n  container_image: null\n"), CALLER, ["true"])
+    shell = shell_of(document("slurm:\n  container_image: null\n"), CALLER, ["true"])
+    bare, env = shell.words, shell.env
     assert "--exclusive" in bare  # gpus_per_node null: whole nodes, as the script asks
     assert "PYTHONPATH" not in env
     assert env["HF_HOME"] == "/home/ada/.cache/huggingface"
@@ -121,7 +121,8 @@ def test_whole_nodes_workdir_repo_root_and_salloc_sbatch_args() -> None:
 
 def test_the_container_workdir_follows_chdir() -> None:
     text = "slurm:\n  chdir: /work\n  container_image: nvcr.io/nvidia/nemo:dev\n"
-    words, _ = shell_of(document(text), CALLER, ["true"])
+    shell = shell_of(document(text), CALLER, ["true"])
+    words, _ = shell.words, shell.env
     assert "--chdir=/work" in words and "--container-workdir=/work" in words
 
 
@@ -140,7 +141,8 @@ def test_a_whole_node_step_gets_no_gpu_unless_asked() -> None:
 
 
 def test_a_command_word_that_looks_like_an_option_stays_the_command() -> None:
-    words, _ = shell_of(document(SLURM), CALLER, ["--help"])
+    shell = shell_of(document(SLURM), CALLER, ["--help"])
+    words, _ = shell.words, shell.env
     assert words[-2:] == ["--", "--help"]
 
 
@@ -192,11 +194,11 @@ def test_the_environment_of_a_recipe_overrides_the_callers() -> None:
 
 def test_a_local_recipe_runs_the_callers_shell_or_bash() -> None:
     doc = document("")
-    assert shell_of(doc, {**CALLER, "SHELL": "/bin/zsh"}, []) == (
+    assert shell_of(doc, {**CALLER, "SHELL": "/bin/zsh"}, []) == ShellCommand(
         ["/bin/zsh"], {**CALLER, "SHELL": "/bin/zsh"},
     )  # fmt: skip
-    assert shell_of(doc, CALLER, [])[0] == ["bash"]
-    assert shell_of(doc, CALLER, ["ls", "-l"], nodes=1)[0] == ["ls", "-l"]
+    assert shell_of(doc, CALLER, []).words == ["bash"]
+    assert shell_of(doc, CALLER, ["ls", "-l"], nodes=1).words == ["ls", "-l"]
     with pytest.raises(UsageError) as raised:
         shell_of(doc, CALLER, [], nodes=2)
     assert (

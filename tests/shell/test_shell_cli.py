@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from automodel_launch.job_shell import WHOLE_NODE_NOTE
+from automodel_launch.launchers.slurm.shell import WHOLE_NODE_NOTE
 from tests.shell.test_job_shell import RECIPE, TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,10 +9,13 @@ from automodel_launch.layout import JOB_CONFIG, LOCAL_SCRIPT
 
 if TYPE_CHECKING:
     import re
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
@@ -30,6 +33,8 @@ class Interactive:
     arrays = False
     """No scheduler: a sweep's points run one after another, or K at a time with
     ``--detach`` (a driver process starts them: :mod:`automodel_launch.plan.driver`)."""
+    remote = False
+    """This node only."""
     poll_seconds = 1.0
     """A local run ends when its exit_code appears: looking costs nothing."""
     dependencies = False
@@ -46,6 +51,31 @@ class Interactive:
         from automodel_launch.launchers.local.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
+
+    def shell(
+        self,
+        document: LaunchDocument,
+        environ: Mapping[str, str],
+        command: Sequence[str],
+        nodes: int | None,
+    ) -> ShellCommand:
+        """``command``, else ``$SHELL`` (bash without one), in the caller's environment."""
+        if nodes not in (None, 1):
+            from automodel_launch.errors import UsageError
+
+            raise UsageError(
+                f"--nodes {nodes}: a recipe without a launcher section runs on this node only",
+                hint="leave --nodes out",
+            )
+        from automodel_launch.launchers.shell import ShellCommand
+
+        return ShellCommand(list(command) or [environ.get("SHELL") or "bash"], dict(environ))
+
+    def repo_root(self, document: LaunchDocument) -> str | None:
+        return None
+
+    def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
+        return None
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: SCRIPT_PREFIX + artifact, JOB_CONFIG: job_config}

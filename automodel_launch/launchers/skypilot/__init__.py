@@ -10,10 +10,13 @@ from automodel_launch.layout import JOB_CONFIG, SKYPILOT_TASK
 
 if TYPE_CHECKING:
     import re
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
@@ -26,6 +29,8 @@ class SkyPilot:
     detached = True
     arrays = False
     """SkyPilot has no job arrays: each point is a managed job of its own."""
+    remote = False
+    """SkyPilot reaches its cloud itself."""
     poll_seconds = 20.0
     """One ``sky.jobs.queue`` call to the API server a look."""
     dependencies = False
@@ -41,6 +46,28 @@ class SkyPilot:
         from automodel_launch.launchers.skypilot.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
+
+    def shell(
+        self,
+        document: LaunchDocument,
+        environ: Mapping[str, str],
+        command: Sequence[str],
+        nodes: int | None,
+    ) -> ShellCommand:
+        from automodel_launch.launchers.shell import ShellError
+
+        raise ShellError(
+            "shell does not open SkyPilot clusters: a cluster is launched by `submit` and "
+            "kept by SkyPilot",
+            hint="once the job's cluster is up, `sky ssh CLUSTER` (or `ssh CLUSTER`) opens "
+            "a shell on its first node; `sky status` names it",
+        )
+
+    def repo_root(self, document: LaunchDocument) -> str | None:
+        return None
+
+    def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
+        return None
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: artifact, JOB_CONFIG: job_config}

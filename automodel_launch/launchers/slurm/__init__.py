@@ -9,10 +9,13 @@ from automodel_launch.layout import JOB_CONFIG, SLURM_SCRIPT
 
 if TYPE_CHECKING:
     import re
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
@@ -25,6 +28,8 @@ class Slurm:
     detached = True
     arrays = True
     """``sbatch --array=0-N%K``: one submission, at most K tasks at once."""
+    remote = True
+    """A named cluster's login node, over SSH (:mod:`automodel_launch.remote`)."""
     poll_seconds = 30.0
     """Unused: an array caps its points itself."""
     dependencies = True
@@ -40,6 +45,26 @@ class Slurm:
         from automodel_launch.launchers.slurm.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
+
+    def shell(
+        self,
+        document: LaunchDocument,
+        environ: Mapping[str, str],
+        command: Sequence[str],
+        nodes: int | None,
+    ) -> ShellCommand:
+        from automodel_launch.launchers.slurm.shell import slurm_shell
+
+        assert document.slurm is not None  # the table chose this launcher by its section
+        return slurm_shell(document.slurm, environ, command, nodes or 1)
+
+    def repo_root(self, document: LaunchDocument) -> str | None:
+        return document.slurm.repo_root if document.slurm is not None else None
+
+    def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
+        from automodel_launch.snapshot.source import host_root
+
+        return host_root(document.slurm, environ) if document.slurm is not None else None
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: artifact, JOB_CONFIG: job_config}
