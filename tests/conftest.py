@@ -19,6 +19,7 @@ from automodel_launch.validation import validate_loaded
 
 if TYPE_CHECKING:
     from tests.skypilot_sdk import FakeSdk
+    from tests.support.fake_slurm import FakeSlurm
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,6 +99,18 @@ def sdk(sky_sdk: Any, monkeypatch: pytest.MonkeyPatch) -> FakeSdk:
     from tests.skypilot_sdk import FakeSdk
 
     return FakeSdk(sky_sdk, monkeypatch)
+
+
+@pytest.fixture
+def fake_slurm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
+    """Slurm's commands as the test writes them (:class:`tests.support.fake_slurm.FakeSlurm`,
+    in ``tmp_path/slurm``), alone on PATH; ``fake_slurm.in_front()`` puts the PATH the test
+    began with back behind them."""
+    from tests.support.fake_slurm import FakeSlurm
+
+    made = FakeSlurm(tmp_path / "slurm", monkeypatch)
+    made.alone()
+    return made
 
 
 def offline_settings(**overrides: object) -> Settings:

@@ -16,39 +16,39 @@ from automodel_launch.jobs.listing import list_jobs
 from automodel_launch.jobs.status import JobError, JobStatus
 from automodel_launch.jobs.sweeps import Sweep, SweepStatus
 from automodel_launch.plan.sweep import MAX_POINTS, SweepError
-from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
 from tests.snapshot.test_submit_snapshot import recipe as recipe_in
 from tests.snapshot.test_submit_snapshot import tree  # noqa: F401  (the fixture)
+from tests.support.fake_slurm import FakeSlurm
 
 
 @pytest.fixture
-def recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}")
+def recipe(fake_slurm: FakeSlurm, tmp_path: Path) -> Path:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     path = tmp_path / "r.yaml"
     path.write_text(SLURM + f"  job_dir: {tmp_path / 'jobs'}\n" + RECIPE)
     return path
 
 
-def test_a_sweep_from_a_notebook(recipe: Path) -> None:
+def test_a_sweep_from_a_notebook(fake_slurm: FakeSlurm, recipe: Path) -> None:
     config = api.settings(check_paths=False)
     plan = api.plan(recipe, sweep={"optimizer.lr": [1e-5, 1e-4]}, max_parallel=1, config=config)
     assert plan.report.ok and len(plan.jobs) == 2
     assert "#SBATCH --array=0-1%1\n" in plan.artifact
     done = api.submit(plan)
     assert [m.scheduler_id for m in done.manifests] == ["4242_0", "4242_1"]
-    assert (recipe.parent / "bin" / "sbatch.calls").read_text() == (
-        "--export=ALL --parsable job.sbatch\n"
-    )
+    assert fake_slurm.argv() == [["sbatch", "--export=ALL", "--parsable", "job.sbatch"]]
     listed = api.jobs(sweep=done.sweep)
     assert [(j["point"], j["values"]) for j in listed] == [
         (0, {"optimizer.lr": 1e-5}), (1, {"optimizer.lr": 1e-4}),
     ]  # fmt: skip
 
 
-def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(recipe: Path) -> None:
+def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(
+    fake_slurm: FakeSlurm, recipe: Path
+) -> None:
     plan = api.plan(recipe, sets={"step_scheduler.max_steps": 0},
                     config=api.settings(check_paths=False))  # fmt: skip
     assert [d.code for d in plan.report.diagnostics if d.is_error] == ["size-not-positive"]
@@ -60,11 +60,11 @@ def test_a_plan_with_errors_is_returned_unrendered_and_not_submitted(recipe: Pat
         "0: AutoModel 0.7.0's StepScheduler stops the job at startup"
     )
     assert refused.value.hint == plan.report.diagnostics[0].hint is not None
-    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
 
 
 def test_a_plan_is_checked_for_submitting_as_the_command_line_checks_it(
-    recipe: Path, capsys: pytest.CaptureFixture[str]
+    fake_slurm: FakeSlurm, recipe: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     recipe.write_text(recipe.read_text().replace(
         "slurm:\n", "slurm:\n  env_vars:\n    DATA: ${API_UNSET_HERE}\n"))  # fmt: skip
@@ -79,7 +79,7 @@ def test_a_plan_is_checked_for_submitting_as_the_command_line_checks_it(
     assert _cli("submit", str(recipe), "--no-preflight", "--no-check-paths") == 1
     assert "error[env-unset] slurm.env_vars.DATA: ${API_UNSET_HERE} is not set here" in (
         capsys.readouterr().err)  # fmt: skip
-    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
 
 
 def test_sweep_options_are_checked_as_on_the_command_line(recipe: Path) -> None:
@@ -92,21 +92,19 @@ HALF_HOUR = "2026-11-30T10:00:00|2026-11-30T10:30:00"
 
 
 @pytest.fixture
-def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
+def recorded(fake_slurm: FakeSlurm, tmp_path: Path) -> FakeSlurm:
     """A sweep of 3 Slurm points (point 0 running, the others finished) and a local run
     that ended with exit status 3."""
-    slurm = FakeSlurm(tmp_path / "slurm")
-    monkeypatch.setenv("PATH", slurm.path)
     sweep(tmp_path / "jobs", 3)
     local = job(tmp_path / "jobs" / "local", "b00000000000", None, name="local",
                 launcher="interactive", submitted_at="2026-11-29T16:49:19Z")  # fmt: skip
     (Path(local.job_dir) / "exit_code").write_text("3\n")
     record(local)
-    slurm.squeue({"job_id": 101, "array_job_id": 100, "array_task_id": 0,
-                  "job_state": "RUNNING", "state_reason": "None"})  # fmt: skip
-    slurm.answer("sacct", f"100_1|COMPLETED|0:0|{HALF_HOUR}|n1||\n"
-                 f"100_2|FAILED|1:0|{HALF_HOUR}|n1||\n")  # fmt: skip
-    return slurm
+    fake_slurm.squeue({"job_id": 101, "array_job_id": 100, "array_task_id": 0,
+                       "job_state": "RUNNING", "state_reason": "None"})  # fmt: skip
+    fake_slurm.answer("sacct", f"100_1|COMPLETED|0:0|{HALF_HOUR}|n1||\n"
+                      f"100_2|FAILED|1:0|{HALF_HOUR}|n1||\n")  # fmt: skip
+    return fake_slurm
 
 
 def test_the_job_list_and_its_rows(recorded: FakeSlurm) -> None:
@@ -236,7 +234,7 @@ def test_a_plan_is_submitted_from_the_text_it_was_checked_from(recipe: Path) -> 
 # ------------------------------------------------------------------ --max-parallel
 @pytest.mark.parametrize("limit", [0, -3, MAX_POINTS + 1])
 def test_max_parallel_is_one_to_the_most_points_a_sweep_has(
-    recipe: Path, limit: int, capsys: pytest.CaptureFixture[str]
+    fake_slurm: FakeSlurm, recipe: Path, limit: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     said = (f"--max-parallel {limit}: give 1 to 10,000, the most points of the sweep that run "
             "at once")  # fmt: skip
@@ -247,7 +245,7 @@ def test_max_parallel_is_one_to_the_most_points_a_sweep_has(
         assert _cli(command, str(recipe), "--sweep", "optimizer.lr=1e-5,1e-4", "--no-check-paths",
                     "--max-parallel", str(limit)) == 2  # fmt: skip
         assert capsys.readouterr().err == f"error: {said}\n"
-    assert not (recipe.parent / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
 
 
 def test_a_sweep_of_any_sequence_of_values(recipe: Path) -> None:

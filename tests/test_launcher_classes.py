@@ -20,8 +20,8 @@ from automodel_launch.loading import load_text
 from automodel_launch.render.entry import JobSpec, default_entry
 from automodel_launch.submit import Handover
 from tests.conftest import offline_settings
-from tests.jobs.slurm_fakes import CAPTURED, FakeSlurm
 from tests.jobs.test_skypilot import FakeSdk, record
+from tests.support.fake_slurm import CAPTURED, FakeSlurm
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -68,27 +68,20 @@ def manifest(job_dir: Path, launcher: str, scheduler_id: str | None, **details: 
 
 
 # ------------------------------------------------------------------ Slurm
-@pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
-    made = FakeSlurm(tmp_path / "slurm")
-    monkeypatch.setenv("PATH", made.path)
-    return made
-
-
-def test_slurm_asks_squeue_and_scancel(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", (CAPTURED / "squeue.json").read_text())
+def test_slurm_asks_squeue_and_scancel(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("squeue", (CAPTURED / "squeue.json").read_text())
     job = manifest(tmp_path, "slurm", "3")
     shown = LAUNCHERS["slurm"].statuses([job, job])
     assert [(s.state, s.exit_code) for s in shown] == [("FAILED", 3), ("FAILED", 3)]
-    assert fake.calls == ["squeue --json"]
+    assert fake_slurm.calls == ["squeue --json"]
     assert LAUNCHERS["slurm"].cancel(job).state == "FAILED"  # ended: nothing to cancel
-    assert fake.called("scancel") == []
+    assert fake_slurm.called("scancel") == []
 
 
 def test_slurm_logs_keep_the_rank_asked_for(
-    fake: FakeSlurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fake_slurm: FakeSlurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake.answer("squeue", (CAPTURED / "squeue.json").read_text())
+    fake_slurm.answer("squeue", (CAPTURED / "squeue.json").read_text())
     (tmp_path / "fails_3.out").write_text("[rank0]:a\n[rank1]:b\n")
     job = manifest(tmp_path, "slurm", "3")
     assert LAUNCHERS["slurm"].logs(job, follow=False, rank=1) == 0
@@ -97,12 +90,12 @@ def test_slurm_logs_keep_the_rank_asked_for(
     assert capsys.readouterr().out == "[rank0]:a\n[rank1]:b\n"
 
 
-def test_slurm_submit_hands_the_directory_to_sbatch(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("sbatch", stderr="sbatch: Job 5 to start at now\n")
+def test_slurm_submit_hands_the_directory_to_sbatch(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("sbatch", stderr="sbatch: Job 5 to start at now\n")
     handover = Handover(document("llm_finetune_slurm.yaml"), tmp_path, {}, {}, dry_run=True)
     done = LAUNCHERS["slurm"].submit(handover)
     assert done.summary == "sbatch --test-only accepts the job: sbatch: Job 5 to start at now"
-    assert fake.calls == ["sbatch --export=ALL --test-only job.sbatch"]
+    assert fake_slurm.calls == ["sbatch --export=ALL --test-only job.sbatch"]
 
 
 # ------------------------------------------------------------------ the local run

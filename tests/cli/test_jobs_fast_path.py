@@ -14,8 +14,8 @@ from rich.console import Console
 from automodel_launch.cli import jobs_list
 from automodel_launch.cli.app import run_app
 from tests.cli.typer_options import typer_options
-from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
+from tests.support.fake_slurm import FakeSlurm
 
 HALF_HOUR = "2026-11-30T10:00:00|2026-11-30T10:30:00"
 
@@ -69,11 +69,9 @@ def test_a_bad_value_is_reported_by_typer_as_before(
 
 
 @pytest.fixture
-def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
+def registry(fake_slurm: FakeSlurm, tmp_path: Path) -> FakeSlurm:
     """A sweep of 3 points (accounting knows them), two single jobs: one finished (its
     directory says so), one that nothing knows any more."""
-    fake = FakeSlurm(tmp_path / "slurm")
-    monkeypatch.setenv("PATH", fake.path)
     sweep(tmp_path / "jobs", 3)
     done = job(tmp_path / "jobs" / "done", "b00000000000", "99", name="done",
                submitted_at="2026-11-29T16:49:19Z")  # fmt: skip
@@ -81,9 +79,11 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
     lost = job(tmp_path / "jobs" / "lost", "c00000000000", "98", name="lost",
                submitted_at="2026-11-28T16:49:19Z")  # fmt: skip
     record(done, lost)
-    fake.squeue()
-    fake.answer("sacct", "".join(f"100_{n}|COMPLETED|0:0|{HALF_HOUR}|n1||\n" for n in range(3)))
-    return fake
+    fake_slurm.squeue()
+    fake_slurm.answer(
+        "sacct", "".join(f"100_{n}|COMPLETED|0:0|{HALF_HOUR}|n1||\n" for n in range(3))
+    )
+    return fake_slurm
 
 
 @pytest.mark.parametrize(

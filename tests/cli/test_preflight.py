@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.support.fake_slurm import FakeSlurm
 
 SLURM = (
     'slurm:\n  time: "01:00:00"\n  container_image: null\nmodel:\n  name: tiny\n'
@@ -22,14 +23,15 @@ NO_SLURM = (
 )
 
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI with only ``cwd/bin`` on PATH: no Slurm, or the fake one written there."""
+def cli(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The CLI with only ``path`` on PATH (the stand-ins for Slurm), else an empty
+    ``cwd/bin``: no Slurm."""
     bin_dir = cwd / "bin"
     bin_dir.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "automodel_launch", *args],
         capture_output=True, text=True, cwd=cwd, timeout=60, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": str(bin_dir)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": path or str(bin_dir)},
     )  # fmt: skip
 
 
@@ -46,16 +48,15 @@ esac
 """
 
 
-def test_hostile_cluster_output_is_neither_leaked_nor_obeyed(tmp_path: Path) -> None:
+def test_hostile_cluster_output_is_neither_leaked_nor_obeyed(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
     """A partition name with a token and an escape reaches messages redacted and shown as
     text; a host list of a trillion names is not expanded (no hang, no crash): it is
     unknown, and a note says so."""
-    scontrol = tmp_path / "bin" / "scontrol"
-    scontrol.parent.mkdir()
-    scontrol.write_text(HOSTILE)
-    scontrol.chmod(0o755)
+    fake_slurm.tool("scontrol", HOSTILE)
     (tmp_path / "job.yaml").write_text(SLURM.replace("  container", "  mem: 2G\n  container"))
-    done = cli("validate", "--cluster", "job.yaml", cwd=tmp_path)
+    done = cli("validate", "--cluster", "job.yaml", cwd=tmp_path, path=fake_slurm.path)
     assert done.returncode == 1, done.stderr
     assert done.stderr == ""
     assert done.stdout.splitlines()[:3] == [

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.fake_slurm import FakeSlurm
 
 RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
 LOCAL = f"{RECIPE}model:\n  name: tiny\n"
@@ -54,13 +55,14 @@ def test_a_failed_local_run_keeps_its_job_directory(tmp_path: Path) -> None:
     assert (job / "train.log").read_text() == "step 1 loss 2.3\n"
 
 
-def test_a_refused_submission_removes_what_it_wrote(tmp_path: Path) -> None:
-    fake_tool(tmp_path / "bin", "sbatch", 'echo "sbatch: error: invalid account" >&2\nexit 1\n')
+def test_a_refused_submission_removes_what_it_wrote(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("sbatch", stderr="sbatch: error: invalid account\n", code=1)
+    fake_slurm.in_front()
     (tmp_path / "slurm.yaml").write_text(SLURM)
     (tmp_path / "jobs").mkdir()
     job = tmp_path / "jobs" / "new" / "run1"
     args = ("slurm.yaml", "--no-preflight", "--job-dir", str(job))
-    done = submit(*args, cwd=tmp_path, bin_dir=tmp_path / "bin")
+    done = submit(*args, cwd=tmp_path, bin_dir=fake_slurm.bin)
     assert done.returncode == 1
     assert done.stderr.endswith("\nerror: sbatch refused the job: sbatch: error: invalid account\n")
     assert list((tmp_path / "jobs").iterdir()) == []  # "new" was created by submit: gone too

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.test_git_configs import CONFIGS, EDITED, _expected, _set, _tree
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake, run
+from tests.plan.test_plan_cli import RECIPE, SLURM, run
 from tests.snapshot.gitrepo import GIT_ENV
+from tests.support.fake_slurm import FakeSlurm
 
 
 @pytest.fixture(autouse=True)
@@ -22,19 +23,20 @@ def _git_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_submit_of_a_hostile_repository_runs_nothing_and_records_its_own_diff(
-    tmp_path: Path,
+    fake_slurm: FakeSlurm, tmp_path: Path
 ) -> None:
     """The whole command: ``submit`` (sbatch a stand-in) of a recipe whose ``repo_root``'s
     configuration names a command of every kind."""
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     root, mark = _tree(tmp_path)
     expected = _expected(tmp_path)
     for kind in CONFIGS:
         for key, value in CONFIGS[kind](mark, tmp_path / kind.replace(" ", "_")).items():
             _set(root, key, value)
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
     recipe = tmp_path / "r.yaml"
     recipe.write_text(SLURM + f"  job_dir: {tmp_path / 'jobs'}\n  repo_root: {root}\n" + RECIPE)
-    done = run("submit", "r.yaml", "--no-preflight", cwd=tmp_path, bin_dir=tmp_path / "bin")
+    done = run("submit", "r.yaml", "--no-preflight", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert not mark.exists()
     [job_dir] = (tmp_path / "jobs").iterdir()

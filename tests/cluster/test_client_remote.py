@@ -26,6 +26,7 @@ from automodel_launch.launchers.slurm.cluster.client import (
 )
 from automodel_launch.launchers.slurm.cluster.transport import current_transport, using
 from automodel_launch.launchers.slurm.output import SACCT_FIELDS
+from tests.support.fake_slurm import FakeSlurm
 
 THERE = "/lustre/me/jobs"
 
@@ -187,14 +188,11 @@ def test_the_clients_own_transport_comes_first(cluster: Recording) -> None:
 
 
 def test_without_a_transport_the_command_runs_here(
-    cluster: Recording, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cluster: Recording, fake_slurm: FakeSlurm
 ) -> None:
     """``using(None)`` inside a cluster's: this host again, and back after."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"here\": 1}'\n")
-    (bin_dir / "squeue").chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))
+    fake_slurm.answer("squeue", '{"here": 1}\n')
+    fake_slurm.alone()
     cluster.answers = [Answer(0, '{"there": 1}', "")]
     with using(None):
         assert current_transport() is None
@@ -209,3 +207,4 @@ def test_without_a_transport_the_command_runs_here(
     assert current_transport() is cluster
     assert SlurmClient().squeue().stdout == '{"there": 1}'
     assert [c["command"] for c in cluster.calls] == [["squeue", "--json"]]
+    assert fake_slurm.argv() == [["squeue", "--json"]]

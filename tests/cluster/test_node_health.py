@@ -10,7 +10,6 @@ import pytest
 
 from automodel_launch.diagnostics import CODES, Severity
 from automodel_launch.launchers.slurm.cluster import parse
-from automodel_launch.launchers.slurm.cluster.commands import Answer
 from automodel_launch.launchers.slurm.cluster.model import MAX_NAME, Node, broken_state
 from automodel_launch.launchers.slurm.cluster.preflight import Preflight
 from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
@@ -19,6 +18,7 @@ from automodel_launch.validation import validate_loaded
 from tests.cluster.test_parse import captured
 from tests.cluster.test_rules import BARE, found, preflight, the_cluster
 from tests.conftest import offline_settings
+from tests.support.fake_slurm import FakeSlurm
 
 TWO = "slurm:\n  nodes: 2\n  ntasks_per_node: 4\n" + BARE
 
@@ -180,30 +180,28 @@ def test_the_code_is_a_warning() -> None:
     assert CODES["nodes-out-of-service"][0] == Severity.WARNING
 
 
-class RefusingReader(ClusterReader):
-    """The test cluster's captured answers; ``sbatch --test-only`` as it answers a job for
-    more nodes than are in service."""
-
-    asked: int = 0
-
-    def test_only(self, script: str, cwd: str) -> Answer:
-        self.asked += 1
-        return Answer(1, "", "sbatch: error: allocation failure: Requested node configuration "
-                      "is not available\n")  # fmt: skip
+REFUSED = "sbatch: error: allocation failure: Requested node configuration is not available\n"
+"""What ``sbatch --test-only`` answers a job for more nodes than are in service."""
 
 
-def test_sbatch_test_only_is_not_asked_about_a_job_that_pends_for_nodes() -> None:
+def test_sbatch_test_only_is_not_asked_about_a_job_that_pends_for_nodes(
+    fake_slurm: FakeSlurm,
+) -> None:
+    """The cluster: the test cluster's captured answers, its sbatch refusing the job."""
     drained = the_cluster(nodes=parse.nodes(captured("scontrol_show_node_drained.txt")))
+    fake_slurm.answer("sbatch", stderr=REFUSED, code=1)
 
-    def checked(text: str) -> tuple[list[str], int]:
+    def checked(text: str) -> tuple[list[str], list[list[str]]]:
         loaded = load_text(text, "config.yaml").loaded
         assert loaded is not None
         report = validate_loaded(loaded, offline_settings())
-        before = list(report.diagnostics)
-        reader = RefusingReader(environ={"PATH": ""}, _cluster=drained)
+        before, asked = list(report.diagnostics), len(fake_slurm.argv())
+        reader = ClusterReader(environ={"PATH": fake_slurm.path}, _cluster=drained)
         Preflight(reader).check(report, lambda _report, _dir: "#!/bin/bash\n")
-        return [d.code for d in report.diagnostics if d not in before], reader.asked
+        return [d.code for d in report.diagnostics if d not in before], fake_slurm.argv()[asked:]
 
-    assert checked(TWO) == (["nodes-out-of-service"], 0)
+    assert checked(TWO) == (["nodes-out-of-service"], [])
     # a job that fits is asked about, and the refusal is said
-    assert checked("slurm:\n  ntasks_per_node: 4\n" + BARE) == (["sbatch-refused"], 1)
+    assert checked("slurm:\n  ntasks_per_node: 4\n" + BARE) == (
+        ["sbatch-refused"], [["sbatch", "--export=ALL", "--test-only", "job.sbatch"]]
+    )  # fmt: skip

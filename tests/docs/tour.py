@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.support.fake_slurm import FakeSlurm
 
 CLUSTER = ROOT / "tests" / "cluster" / "captured"
 SQUEUE_JSON = ROOT / "tests" / "jobs" / "captured" / "squeue.json"
@@ -59,16 +60,11 @@ print(json.dumps({{**answer, "jobs": [job]}}))
 """
 
 
-def _tool(bin_dir: Path, name: str, body: str) -> None:
-    (bin_dir / name).write_text(body, encoding="utf-8")
-    (bin_dir / name).chmod(0o755)
-
-
 def fake_cluster(root: Path) -> Path:
     """Write the stand-in Slurm commands under ``root``; return the directory for PATH."""
-    answers, bin_dir = root / "answers", root / "bin"
+    answers = root / "answers"
     answers.mkdir(parents=True)
-    bin_dir.mkdir()
+    slurm = FakeSlurm(root)
     node = (CLUSTER / "scontrol_show_node.txt").read_text(encoding="utf-8")
     (answers / "node.txt").write_text(node.replace("Gres=gpu:4", "Gres=gpu:8"), encoding="utf-8")
     shutil.copy(CLUSTER / "scontrol_show_partition.txt", answers / "partition.txt")
@@ -77,15 +73,14 @@ def fake_cluster(root: Path) -> Path:
     config = config.replace("accounting_storage/none", "accounting_storage/slurmdbd")
     (answers / "config.txt").write_text(config, encoding="utf-8")
     srun_help = (CLUSTER / "srun_help.txt").read_text(encoding="utf-8") + PYXIS
-    (answers / "srun_help.txt").write_text(srun_help, encoding="utf-8")
-    _tool(bin_dir, "scontrol", SCONTROL.format(answers=answers))
-    _tool(bin_dir, "srun", f'#!/bin/sh\ncat "{answers}/srun_help.txt"\n')
-    _tool(bin_dir, "sacctmgr", "#!/bin/sh\necho 'llm_team||normal'\n")
-    _tool(bin_dir, "enroot", "#!/bin/sh\necho 4.0.1\n")
-    _tool(bin_dir, "sacct", "#!/bin/sh\nexit 0\n")
-    _tool(bin_dir, "sbatch", SBATCH)
-    _tool(bin_dir, "squeue", SQUEUE.format(python=sys.executable, captured=str(SQUEUE_JSON)))
-    return bin_dir
+    slurm.tool("scontrol", SCONTROL.format(answers=answers))
+    slurm.answer("srun", srun_help)
+    slurm.answer("sacctmgr", "llm_team||normal\n")
+    slurm.answer("enroot", "4.0.1\n")
+    slurm.answer("sacct")
+    slurm.tool("sbatch", SBATCH)
+    slurm.tool("squeue", SQUEUE.format(python=sys.executable, captured=str(SQUEUE_JSON)))
+    return slurm.bin
 
 
 def console_steps(text: str) -> list[tuple[str, str]]:

@@ -4,7 +4,6 @@ holds a credential."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from automodel_launch.jobs.registry import open_registry
 from tests.hostile.test_detect_secrets_oracle import flagged_by_detect_secrets
 from tests.hostile.tokens import KINDS
-from tests.plan.test_plan_cli import fake
+from tests.support.fake_slurm import FakeSlurm
 
 NAMED = [kind for kind in KINDS if kind not in ("pem", "wandb")]
 """The kinds of token a name can hold: a file or directory name no "/", a branch no space
@@ -26,8 +25,9 @@ def offline_submit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``MY_SERVICE_PASSWORD`` set to :data:`SECRET`; ``sbatch`` a stand-in that answers
     job 4242."""
     monkeypatch.setenv("MY_SERVICE_PASSWORD", SECRET)
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    slurm = FakeSlurm(tmp_path / "slurm", monkeypatch)
+    slurm.answer("sbatch", "4242\n")
+    slurm.in_front()
 
 
 def registry_records() -> list[str]:

@@ -21,7 +21,8 @@ from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.jobs.manifest import Manifest
 from tests.hostile.tokens import KINDS, make
 from tests.jobs.sweep_helpers import SWEEP, job, record, sweep
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 PUBLIC = sorted(
     name for name, value in vars(api).items()
@@ -30,17 +31,17 @@ PUBLIC = sorted(
 
 
 @pytest.fixture
-def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def place(fake_slurm: FakeSlurm, tmp_path: Path) -> Iterator[Path]:
     """A recipe (``r.yaml``), a registry of one job (``one``) and sweeps of 4 and 3 points;
     an sbatch that must not be called (nothing bad reaches a scheduler)."""
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\nexit 1\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    fake_slurm.answer("sbatch", code=1)
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + f"  job_dir: {tmp_path / 'jobs'}\n" + RECIPE)
     record(job(tmp_path / "jobs" / "one", "b00000000000", "99", name="one"))
     sweep(tmp_path / "jobs", 4)
     sweep(tmp_path / "jobs", 3, array=200, sweep_id=THREE)
     yield tmp_path
-    assert not (tmp_path / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
 
 
 def _one(place: Path) -> Manifest:

@@ -10,7 +10,6 @@ byte of a credential, no raw escape, no hang.
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.hostile.tokens import KINDS, Token, make
+from tests.support.fake_slurm import FakeSlurm
 
 
 @dataclass(frozen=True)
@@ -75,19 +75,6 @@ model:
   name: tiny
 recipe: TrainFinetuneRecipeForNextTokenPrediction
 """
-FAKE = """\
-#!{python} -IS
-import sys, time
-args = " ".join(sys.argv[1:])
-for when, out, err, code, hang in {answers!r}:
-    if when in args:
-        if hang:
-            time.sleep(60)
-        sys.stdout.buffer.write(out)
-        sys.stderr.buffer.write(err)
-        sys.exit(code)
-sys.exit(0)
-"""
 ESTIMATE_LINE = (
     "job.yaml:1:1: note[sbatch-estimate] slurm: sbatch --test-only: Job 19 to start at "
     "2026-11-30T16:43:18 using 64 processors on nodes n1"
@@ -108,18 +95,18 @@ class Run:
 def validate(
     tmp_path: Path, fakes: dict[str, list[Says]], tokens: tuple[Token, ...] | list[Token] = ()
 ) -> Run:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
+    slurm = FakeSlurm(tmp_path / "slurm")
     for name, answers in fakes.items():
-        script = bin_dir / name
-        rows = [(s.when, s.out, s.err, s.code, s.hang) for s in answers]
-        script.write_text(FAKE.format(python=sys.executable, answers=rows), encoding="utf-8")
-        script.chmod(0o755)
+        for says in answers:
+            if says.hang:
+                slurm.hang(name, when=f"*{says.when}*", seconds=60)
+            else:
+                slurm.answer(name, says.out, says.err, says.code, when=f"*{says.when}*")
     (tmp_path / "job.yaml").write_text(JOB, encoding="utf-8")
     start = time.monotonic()
     done = run_cli(
         "validate", "--cluster", "job.yaml", cwd=tmp_path,
-        environ={"PATH": str(bin_dir), "USER": "alice"},
+        environ={"PATH": slurm.path, "USER": "alice"},
     )  # fmt: skip
     run = Run(done, time.monotonic() - start, list(tokens))
     said = done.stdout + done.stderr

@@ -24,6 +24,7 @@ from automodel_launch.jobs.registry import open_registry
 from automodel_launch.launchers.local.jobs import process_start
 from tests.conftest import run_cli
 from tests.hostile.tokens import make
+from tests.support.fake_slurm import FakeSlurm
 
 TOKEN = make("hugging-face", 7)
 SECRET = f"HF_TOKEN={TOKEN.value}\n"
@@ -380,16 +381,11 @@ def test_a_job_dir_that_is_gone_or_a_file(tmp_path: Path) -> None:
     assert done.stdout == ""
 
 
-def test_cancel_never_passes_an_option_as_a_job_id(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cancel_never_passes_an_option_as_a_job_id(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
     """``scheduler_id: --me`` would make ``scancel --me`` cancel every job of the user."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     for tool in ("scancel", "squeue", "sacct"):
-        (bin_dir / tool).write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/ran\n')
-        (bin_dir / tool).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+        fake_slurm.answer(tool)
+    fake_slurm.in_front()
     bad = tmp_path / "jobs" / "bad"
     bad.mkdir(parents=True)
     (bad / MANIFEST).write_text(manifest_json(tmp_path, scheduler_id="--me"))
@@ -400,4 +396,4 @@ def test_cancel_never_passes_an_option_as_a_job_id(
         "slurm job id); submit writes this file: restore it, or move the job directory away if "
         "it holds no job\n"
     )
-    assert not (tmp_path / "ran").exists()
+    assert fake_slurm.calls == []

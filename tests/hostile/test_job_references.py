@@ -23,9 +23,9 @@ from automodel_launch.cli.app import run_app
 from automodel_launch.errors import UsageError
 from automodel_launch.jobs.origins import RemoteRecord
 from automodel_launch.jobs.status import JobError
-from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import job, record
 from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 BLANK = ["", " ", "\t\n"]
 HINT = "`automodel-launch jobs` lists them; an unset shell variable gives an empty argument"
@@ -44,15 +44,13 @@ def refused(text: str) -> str:
 
 
 @pytest.fixture
-def slurm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
+def slurm(fake_slurm: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
     """One Slurm job recorded (``train``, 4242, running), a job of cluster ``lab``
     (``far``, 4343) and the clusters ``lab`` and ``big``; the command runs in the first
     job's directory, so an empty JOB taken as a path would name that job too."""
-    fake = FakeSlurm(tmp_path / "slurm")
-    fake.squeue({"job_id": 4242, "job_state": "RUNNING", "state_reason": "None"})
-    fake.answer("scancel")
-    fake.answer("sbatch", "777\n")
-    monkeypatch.setenv("PATH", fake.path)
+    fake_slurm.squeue({"job_id": 4242, "job_state": "RUNNING", "state_reason": "None"})
+    fake_slurm.answer("scancel")
+    fake_slurm.answer("sbatch", "777\n")
     here = job(tmp_path / "jobs" / "train", "a00000000001", "4242", name="train")
     there = RemoteRecord(name="lab", host="lab-login", job_dir="/scratch/me/far")
     far = job(tmp_path / "jobs" / "far", "b00000000002", "4343", name="far", remote=there)
@@ -63,7 +61,7 @@ def slurm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SITE_PROFILES", str(tmp_path / "no-site.yaml"))
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
     monkeypatch.chdir(here.job_dir)
-    return fake
+    return fake_slurm
 
 
 Cli = Callable[..., tuple[int, str, str]]

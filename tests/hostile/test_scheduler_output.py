@@ -23,7 +23,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.hostile.tokens import KINDS, Token, make
-from tests.jobs.slurm_fakes import FakeSlurm
+from tests.support.fake_slurm import FakeSlurm
 
 SLURM = (
     'slurm:\n  time: "04:00:00"\nmodel:\n  name: tiny\n'
@@ -34,12 +34,9 @@ BUDGET = 30.0
 """Seconds one command may take here: a hang is cut at 1 s, the rest is start-up."""
 
 
-@pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
-    fake = FakeSlurm(tmp_path / "slurm")
-    monkeypatch.setenv("PATH", fake.path)
+@pytest.fixture(autouse=True)
+def _hangs_cut_at_one_second(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AUTOMODEL_LAUNCH_SLURM_TIMEOUT", "1")
-    return fake
 
 
 def hostile(token: Token) -> bytes:
@@ -80,10 +77,10 @@ def no_token(tmp_path: Path, done: CompletedProcess[str], *tokens: Token) -> Non
         assert token.middle.encode() not in stored, token.kind
 
 
-def submitted(fake: FakeSlurm, tmp_path: Path, stdout: bytes = b"3\n") -> Path:
+def submitted(fake_slurm: FakeSlurm, tmp_path: Path, stdout: bytes = b"3\n") -> Path:
     """A Slurm job submitted through the CLI (sbatch --parsable said ``stdout``)."""
     (tmp_path / "slurm.yaml").write_text(SLURM)
-    fake.answer("sbatch", stdout)
+    fake_slurm.answer("sbatch", stdout)
     job = tmp_path / "jobs" / "run1"
     done = cli(
         "submit", "slurm.yaml", "--no-preflight", "--no-check-paths", "--job-dir", str(job),
@@ -103,7 +100,7 @@ def status(job: Path, cwd: Path) -> dict[str, Any]:
 
 def squeue_with(**fields: Any) -> str:
     """squeue --json of job 3 with ``fields``, each a JSON text put in as it is."""
-    from tests.jobs.slurm_fakes import CAPTURED
+    from tests.support.fake_slurm import CAPTURED
 
     template = json.loads((CAPTURED / "squeue.json").read_text())["jobs"][2]
     body = ", ".join(f'"{k}": {v}' for k, v in fields.items())
@@ -133,22 +130,24 @@ def squeue_with(**fields: Any) -> str:
       "Slurm no longer knows the job (no accounting) and it left no exit status")],
 )  # fmt: skip
 def test_squeue_answers_no_slurm_gives(
-    fake: FakeSlurm, tmp_path: Path, answer: str, note: str
+    fake_slurm: FakeSlurm, tmp_path: Path, answer: str, note: str
 ) -> None:
-    job = submitted(fake, tmp_path)
-    fake.answer("squeue", answer)
-    fake.answer("sacct", "Slurm accounting storage is disabled\n", code=1)
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.answer("squeue", answer)
+    fake_slurm.answer("sacct", "Slurm accounting storage is disabled\n", code=1)
     shown = status(job, tmp_path)
     assert (shown["state"], shown["note"]) == ("UNKNOWN", note)
     # a job whose id cannot be read is not the job: accounting is asked, as for one not listed
-    assert len(fake.called("sacct")) == (0 if "squeue" in note else 1)
+    assert len(fake_slurm.called("sacct")) == (0 if "squeue" in note else 1)
 
 
-def test_hostile_text_of_squeue_is_cleaned_in_every_view(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path)
+def test_hostile_text_of_squeue_is_cleaned_in_every_view(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    job = submitted(fake_slurm, tmp_path)
     reason = hostile(TOKENS[0]).decode("utf-8", "replace")
     nodes = hostile(TOKENS[1]).decode("utf-8", "replace")
-    fake.answer(
+    fake_slurm.answer(
         "squeue",
         squeue_with(job_state='"PENDING"', state_reason=json.dumps(reason),
                     nodes=json.dumps(nodes), cluster='"c1"'),
@@ -163,9 +162,9 @@ def test_hostile_text_of_squeue_is_cleaned_in_every_view(fake: FakeSlurm, tmp_pa
         no_token(tmp_path, done)
 
 
-def test_squeue_failing_with_hostile_text(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path)
-    fake.answer("squeue", b"\xff", stderr=hostile(TOKENS[2]) + b"\nmore\n", code=1)
+def test_squeue_failing_with_hostile_text(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.answer("squeue", b"\xff", stderr=hostile(TOKENS[2]) + b"\nmore\n", code=1)
     shown = status(job, tmp_path)
     assert shown["state"] == "UNKNOWN"
     assert shown["note"] == "squeue failed: \\x1b]0;title\\x07\\x1b[2J\\u202e\ufffd\ufffd *** end"
@@ -173,9 +172,9 @@ def test_squeue_failing_with_hostile_text(fake: FakeSlurm, tmp_path: Path) -> No
     no_token(tmp_path, done)
 
 
-def test_squeue_that_never_answers(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path)
-    fake.hang("squeue")
+def test_squeue_that_never_answers(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.hang("squeue")
     shown = status(job, tmp_path)
     assert (shown["state"], shown["note"]) == ("UNKNOWN", "squeue did not answer within 1s")
 
@@ -189,20 +188,20 @@ def test_squeue_that_never_answers(fake: FakeSlurm, tmp_path: Path) -> None:
      (b"3|FAILED|1:0", "sacct gave a line this version cannot read (FAILED|1:0)")],
 )  # fmt: skip
 def test_sacct_lines_no_slurm_gives(
-    fake: FakeSlurm, tmp_path: Path, line: bytes, note: str
+    fake_slurm: FakeSlurm, tmp_path: Path, line: bytes, note: str
 ) -> None:
-    job = submitted(fake, tmp_path)
-    fake.answer("squeue", '{"errors": [], "jobs": []}')
-    fake.answer("sacct", line + b"\n")
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.answer("squeue", '{"errors": [], "jobs": []}')
+    fake_slurm.answer("sacct", line + b"\n")
     shown = status(job, tmp_path)
     assert (shown["state"], shown["note"]) == ("UNKNOWN", note)
 
 
-def test_hostile_text_of_sacct_is_cleaned(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path)
-    fake.answer("squeue", '{"errors": [], "jobs": []}')
+def test_hostile_text_of_sacct_is_cleaned(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.answer("squeue", '{"errors": [], "jobs": []}')
     text = hostile(TOKENS[3]).replace(b"|", b"")
-    fake.answer(
+    fake_slurm.answer(
         "sacct", b"3|FAILED|2:0|Unknown|Unknown|" + text + b"|" + text + b"|" + text + b"\n"
     )
     shown = status(job, tmp_path)
@@ -211,37 +210,39 @@ def test_hostile_text_of_sacct_is_cleaned(fake: FakeSlurm, tmp_path: Path) -> No
     assert (shown["nodes"], shown["reason"], shown["time_limit"]) == (cleaned,) * 3
 
 
-def test_cancel_never_hands_scancel_an_option(fake: FakeSlurm, tmp_path: Path) -> None:
+def test_cancel_never_hands_scancel_an_option(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
     """``scancel --me`` cancels every job of the user: an id read from a manifest edited
     by hand never gets there, whichever check stops it first."""
-    job = submitted(fake, tmp_path)
+    job = submitted(fake_slurm, tmp_path)
     manifest = job / "manifest.json"
     data = json.loads(manifest.read_text())
-    fake.answer("squeue", squeue_with(job_state='"RUNNING"'))
-    fake.answer("scancel")
+    fake_slurm.answer("squeue", squeue_with(job_state='"RUNNING"'))
+    fake_slurm.answer("scancel")
     for forged in ("--me", "-u", "--user=root", "3 --me", "", "3;4"):
         manifest.write_text(json.dumps({**data, "scheduler_id": forged}))
         done = cli("cancel", str(job), cwd=tmp_path)
         assert done.returncode == 1, done.stderr
         assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("error: ")
-    assert fake.called("scancel") == []
+    assert fake_slurm.called("scancel") == []
     manifest.write_text(json.dumps(data))
-    fake.tool("scancel", f'/bin/cp "{fake.root}/cancelled.json" "{fake.root}/squeue.out"')
-    (fake.root / "cancelled.json").write_text(squeue_with(job_state='"CANCELLED"'))
+    fake_slurm.tool(
+        "scancel", f'/bin/cp "{fake_slurm.root}/cancelled.json" "{fake_slurm.root}/squeue.out"'
+    )
+    (fake_slurm.root / "cancelled.json").write_text(squeue_with(job_state='"CANCELLED"'))
     done = cli("cancel", str(job), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "state: CANCELLED"
-    assert fake.called("scancel") == ["scancel -- 3"]
+    assert fake_slurm.called("scancel") == ["scancel -- 3"]
 
 
-def test_scancel_refusing_or_hanging(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path)
-    fake.answer("squeue", squeue_with(job_state='"RUNNING"'))
-    fake.answer("scancel", stderr=hostile(TOKENS[4]), code=1)
+def test_scancel_refusing_or_hanging(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    job = submitted(fake_slurm, tmp_path)
+    fake_slurm.answer("squeue", squeue_with(job_state='"RUNNING"'))
+    fake_slurm.answer("scancel", stderr=hostile(TOKENS[4]), code=1)
     done = cli("cancel", str(job), cwd=tmp_path)
     failed(done, "error: scancel refused: \\x1b]0;title\\x07\\x1b[2J\\u202e\ufffd\ufffd *** end")
     no_token(tmp_path, done)
-    fake.hang("scancel")
+    fake_slurm.hang("scancel")
     failed(cli("cancel", str(job), cwd=tmp_path), "error: scancel did not answer within 1s")
     assert not (job / "cancelled").exists()
 
@@ -251,9 +252,11 @@ def test_scancel_refusing_or_hanging(fake: FakeSlurm, tmp_path: Path) -> None:
     [b"", b"--me\n", b"3;--me\n", b"3\n4\n", b"abc\n", b"3;\xff\n", b"3 4\n", b"0\n",
      b"99999999999\n", b"3;" + TOKENS[5].value.encode() + b"\n", hostile(TOKENS[6]) + b"\n"],
 )  # fmt: skip
-def test_sbatch_parsable_that_is_no_job_id(fake: FakeSlurm, tmp_path: Path, stdout: bytes) -> None:
+def test_sbatch_parsable_that_is_no_job_id(
+    fake_slurm: FakeSlurm, tmp_path: Path, stdout: bytes
+) -> None:
     (tmp_path / "slurm.yaml").write_text(SLURM)
-    fake.answer("sbatch", stdout)
+    fake_slurm.answer("sbatch", stdout)
     job = tmp_path / "jobs" / "run1"
     done = cli(
         "submit", "slurm.yaml", "--no-preflight", "--no-check-paths", "--job-dir", str(job),
@@ -270,31 +273,31 @@ def test_sbatch_parsable_that_is_no_job_id(fake: FakeSlurm, tmp_path: Path, stdo
     no_token(tmp_path, done)
 
 
-def test_sbatch_parsable_with_a_cluster(fake: FakeSlurm, tmp_path: Path) -> None:
-    job = submitted(fake, tmp_path, b"42;gpu-east\n")
+def test_sbatch_parsable_with_a_cluster(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    job = submitted(fake_slurm, tmp_path, b"42;gpu-east\n")
     data = json.loads((job / "manifest.json").read_text())
     assert (data["scheduler_id"], data["cluster"]) == ("42", "gpu-east")
 
 
-def test_sbatch_saying_hostile_things(fake: FakeSlurm, tmp_path: Path) -> None:
+def test_sbatch_saying_hostile_things(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
     (tmp_path / "slurm.yaml").write_text(SLURM)
     job = tmp_path / "jobs" / "run1"
     args = ("submit", "slurm.yaml", "--no-preflight", "--no-check-paths", "--job-dir", str(job))
     cleaned = "\\x1b]0;title\\x07\\x1b[2J\\u202e\ufffd\ufffd *** end"
-    fake.answer("sbatch", stderr=hostile(TOKENS[7]) + b"\nsbatch: Job 9 to start\n")
+    fake_slurm.answer("sbatch", stderr=hostile(TOKENS[7]) + b"\nsbatch: Job 9 to start\n")
     dry = cli(*args, "--dry-run", cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout == f"sbatch --test-only accepts the job: {cleaned}; sbatch: Job 9 to start\n"
     no_token(tmp_path, dry)
-    fake.answer("sbatch", stderr=hostile(TOKENS[8]) + b"\n", code=1)
+    fake_slurm.answer("sbatch", stderr=hostile(TOKENS[8]) + b"\n", code=1)
     refused = cli(*args, cwd=tmp_path)
     failed(refused, f"error: sbatch refused the job: {cleaned}")
     assert not job.exists()
     no_token(tmp_path, refused)
-    fake.hang("sbatch")
+    fake_slurm.hang("sbatch")
     failed(cli(*args, cwd=tmp_path), "error: sbatch did not answer within 1s")
     assert not job.exists()
 
 
-def test_the_stand_ins_are_alone_on_path(fake: FakeSlurm) -> None:
-    assert os.environ["PATH"] == fake.path
+def test_the_stand_ins_are_alone_on_path(fake_slurm: FakeSlurm) -> None:
+    assert os.environ["PATH"] == fake_slurm.path

@@ -21,6 +21,7 @@ import pytest
 
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.waiting import status_until
+from tests.support.fake_slurm import FakeSlurm
 
 pytestmark = pytest.mark.integration
 
@@ -179,13 +180,11 @@ def test_jobs_status_logs_and_cancel_show_real_states(cli: Cli) -> None:
     assert cli.run("logs", fails, "--follow").returncode == 1
     # what the job left in its directory answers when Slurm cannot be asked
     assert (Path(failed["job_dir"]) / "exit_code").read_text() == "1\n"
-    unreachable = cli.tmp / "unreachable"
-    unreachable.mkdir()
-    (unreachable / "squeue").write_text(
-        "#!/bin/sh\necho 'squeue: error: Unable to contact slurm controller' >&2\nexit 1\n"
+    unreachable = FakeSlurm(cli.tmp / "unreachable")
+    unreachable.answer(
+        "squeue", stderr="squeue: error: Unable to contact slurm controller\n", code=1
     )
-    (unreachable / "squeue").chmod(0o755)
-    offline = cli.status(fails, PATH=f"{unreachable}:{cli.env['PATH']}")
+    offline = cli.status(fails, PATH=f"{unreachable.path}:{cli.env['PATH']}")
     assert (offline["state"], offline["scheduler_state"], offline["exit_code"]) == (
         "FAILED", None, 1
     )  # fmt: skip

@@ -22,6 +22,7 @@ import pytest
 
 from tests.integration.conftest import free_port
 from tests.integration.slurm import HARNESS, Cluster
+from tests.support.fake_slurm import FakeSlurm
 
 pytestmark = pytest.mark.integration
 
@@ -112,28 +113,25 @@ def write(directory: Path, name: str, text: str) -> Path:
     return path
 
 
-def logging_shims(directory: Path, log: Path, *tools: str) -> dict[str, str]:
-    """PATH with each real tool behind a script that logs its arguments first."""
-    directory.mkdir()
+def logging_shims(directory: Path, *tools: str) -> tuple[FakeSlurm, dict[str, str]]:
+    """Each real tool behind a stand-in that logs its arguments first, and PATH with them."""
+    shims = FakeSlurm(directory)
     for tool in tools:
         real = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
-        shim = directory / tool
-        shim.write_text(f'#!/bin/bash\necho "{tool} $*" >> {log}\nexec {real} "$@"\n')
-        shim.chmod(0o755)
-    return {"PATH": f"{directory}:{os.environ['PATH']}"}
+        shims.tool(tool, f'exec {real} "$@"')
+    return shims, {"PATH": f"{shims.path}:{os.environ['PATH']}"}
 
 
 def test_each_rule_fires_at_the_line_of_its_field(slurm_cluster: Cluster, tmp_path: Path) -> None:
     paths = [write(tmp_path, name, config) for name, (config, _, _) in CONFIGS.items()]
-    log = tmp_path / "commands.log"
-    shims = logging_shims(tmp_path / "shims", log, "scontrol", "srun", "sacctmgr", "sbatch")
+    log, shims = logging_shims(tmp_path / "shims", "scontrol", "srun", "sacctmgr", "sbatch")
     done = cli(
         slurm_cluster, "validate", "--cluster", "-f", "json", *map(str, paths), cwd=tmp_path,
         env=shims,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
     # the cluster is read once for all the files (no accounting: sacctmgr is not asked)
-    assert log.read_text().splitlines() == [
+    assert log.calls == [
         "scontrol ping",
         "scontrol --all show partition -o",
         "scontrol --all show node -o",
@@ -343,14 +341,13 @@ def test_a_cluster_that_does_not_answer_is_one_warning(
     silent = tmp_path / "slurm.conf"
     silent.write_text(_with_port(conf, silent_controller))
     paths = [write(tmp_path, f"ok{i}", 'slurm:\n  time: "00:30:00"\n' + BARE) for i in (1, 2)]
-    log = tmp_path / "commands.log"
-    shims = logging_shims(tmp_path / "shims", log, "scontrol", "srun", "sacctmgr", "sbatch")
+    log, shims = logging_shims(tmp_path / "shims", "scontrol", "srun", "sacctmgr", "sbatch")
     done = cli(
         slurm_cluster, "validate", "--cluster", *map(str, paths), cwd=tmp_path,
         env={"SLURM_CONF": str(silent), **shims},
     )  # fmt: skip
     # one wait of 5 s, not one per file or command: the cluster is asked once
-    assert log.read_text().splitlines() == ["scontrol ping"]
+    assert log.calls == ["scontrol ping"]
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("warning[cluster-unanswered]") == 2  # one per file
     assert f"{paths[0]}:1:1: warning[cluster-unanswered] slurm: the cluster was not checked: " \

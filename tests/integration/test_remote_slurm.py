@@ -26,6 +26,7 @@ from tests.integration.conftest import unavailable
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.sshd import Sshd, other_key, start_sshd, unknown_host_file
 from tests.integration.waiting import status_until
+from tests.support.fake_slurm import FakeSlurm
 
 pytestmark = pytest.mark.integration
 
@@ -127,15 +128,12 @@ def laptop(
     if isinstance(server, str):
         unavailable(server)
     assert not isinstance(server, str)
-    stand_ins = tmp / "no-slurm"
-    stand_ins.mkdir()
-    called = tmp / "local-slurm-called"
+    stand_ins = FakeSlurm(tmp / "no-slurm")
     for program in SLURM_PROGRAMS:
-        script = stand_ins / program
-        script.write_text(f"#!/bin/sh\necho {program} >> {called}\nexit 1\n")
-        script.chmod(0o755)
+        stand_ins.answer(program, code=1)
+    called = stand_ins.log
     env = {
-        "PATH": f"{stand_ins}:{os.environ['PATH']}",
+        "PATH": f"{stand_ins.path}:{os.environ['PATH']}",
         "HOME": str(tmp / "home"),
         "XDG_CONFIG_HOME": str(tmp / "config"),
         "XDG_DATA_HOME": str(tmp / "data"),

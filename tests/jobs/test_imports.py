@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.jobs.slurm_fakes import FakeSlurm
 from tests.jobs.sweep_helpers import SWEEP, sweep
+from tests.support.fake_slurm import FakeSlurm
 
 
 @pytest.mark.parametrize(
@@ -40,11 +40,10 @@ def test_no_job_tracking_on_validate_render_schema(tmp_path: Path, args: list[st
     assert "JOBS []" in done.stderr, done.stderr
 
 
-def test_jobs_imports_neither_typer_nor_rich(tmp_path: Path) -> None:
-    fake = FakeSlurm(tmp_path / "slurm")
+def test_jobs_imports_neither_typer_nor_rich(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
     sweep(tmp_path / "jobs", 3)
-    fake.squeue()
-    fake.answer("sacct")
+    fake_slurm.squeue()
+    fake_slurm.answer("sacct")
     script = (
         "import sys\n"
         "sys.argv = ['automodel-launch', 'jobs']\n"
@@ -55,8 +54,8 @@ def test_jobs_imports_neither_typer_nor_rich(tmp_path: Path) -> None:
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": fake.path},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PATH": fake_slurm.path},
     )  # fmt: skip
     assert done.stderr == "0 []\n"
     assert done.stdout.splitlines()[1].split()[:2] == [SWEEP, "lr"]
-    assert [call.split()[0] for call in fake.calls] == ["squeue", "sacct"]
+    assert [call.split()[0] for call in fake_slurm.calls] == ["squeue", "sacct"]

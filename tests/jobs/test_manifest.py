@@ -9,6 +9,7 @@ from pathlib import Path
 
 from automodel_launch import __version__
 from tests.jobs.test_registry import RECIPE, cli, submit_local
+from tests.support.fake_slurm import FakeSlurm
 
 
 def test_the_manifest_of_a_local_run(tmp_path: Path) -> None:
@@ -61,14 +62,15 @@ def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
     assert cli("jobs", cwd=tmp_path).stdout == "no jobs recorded\n"
 
 
-def test_the_summary_comes_first_and_names_credentials_only(tmp_path: Path) -> None:
+def test_the_summary_comes_first_and_names_credentials_only(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
     (tmp_path / "slurm.yaml").write_text(
         'slurm:\n  nodes: 2\n  ntasks_per_node: 4\n  time: "04:00:00"\n  partition: gpu\n'
         "  hf_token: ${HF_TOKEN}\n  env_vars:\n    NCCL_DEBUG: INFO\n" + RECIPE
     )
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "sbatch").write_text("#!/bin/sh\necho 'sbatch: Job 9 to start' >&2\n")
-    (tmp_path / "bin" / "sbatch").chmod(0o755)
+    fake_slurm.answer("sbatch", stderr="sbatch: Job 9 to start\n")
+    fake_slurm.in_front()
     done = cli(
         "submit", "slurm.yaml", "--dry-run", "--no-preflight", "--job-dir", str(tmp_path / "j"),
         "--no-check-paths", cwd=tmp_path, HF_TOKEN="hf_" + "x" * 34,

@@ -4,7 +4,6 @@ launcher value came from, the container image as written; none of it holds a cre
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ from automodel_launch.jobs.manifest import MAX_BYTES, Manifest, read_manifest
 from automodel_launch.jobs.origins import MAX_OVERRIDES, MAX_TEXT, cut
 from automodel_launch.jobs.status import JobStatus
 from tests.hostile.tokens import make
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 SITE = """\
 eos:
@@ -25,9 +25,9 @@ eos:
 
 
 @pytest.fixture
-def recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+def recipe(fake_slurm: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
     site = tmp_path / "site" / "profiles.yaml"
     site.parent.mkdir()

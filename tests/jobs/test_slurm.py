@@ -12,6 +12,7 @@ import pytest
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.launchers.slurm import jobs as slurm
 from automodel_launch.launchers.slurm.output import SqueueJob, read_job
+from tests.support.fake_slurm import SACCT_FIELDS, FakeSlurm
 
 CAPTURED = Path(__file__).parent / "captured" / "squeue.json"
 
@@ -92,24 +93,23 @@ def test_no_squeue_on_path_is_a_note_not_a_crash(
 
 
 def test_accounting_answers_for_a_job_the_controller_forgot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_slurm: FakeSlurm, tmp_path: Path
 ) -> None:
     """sacct cannot run here (no slurmdbd): a stand-in prints what ``sacct -n -P -X -o
     JobID,State,ExitCode,Start,End,NodeList,Timelimit,Reason`` prints for a timed-out job."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "squeue").write_text("#!/bin/sh\necho '{\"jobs\": []}'\n")
-    (bin_dir / "sacct").write_text(
-        '#!/bin/sh\n[ "$4" = --jobs=3 ] || exit 1\n'
-        "echo '3|TIMEOUT|0:15|2026-11-30T10:00:00|2026-11-30T10:20:01|node[1-2]|00:20:00|None'\n"
-    )
-    for tool in bin_dir.iterdir():
-        tool.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{Path('/bin')}")
+    fake_slurm.answer("squeue", '{"jobs": []}\n')
+    fake_slurm.sacct({
+        "JobID": "3", "State": "TIMEOUT", "ExitCode": "0:15", "Start": "2026-11-30T10:00:00",
+        "End": "2026-11-30T10:20:01", "NodeList": "node[1-2]", "Timelimit": "00:20:00",
+        "Reason": "None",
+    })  # fmt: skip
     (shown,) = slurm.statuses([manifest(tmp_path)])
     assert (shown.state, shown.scheduler_state, shown.exit_code) == ("TIMEOUT", "TIMEOUT", 143)
     assert (shown.nodes, shown.time_limit, shown.reason) == ("node[1-2]", "00:20:00", None)
     assert shown.elapsed == 1201
+    assert fake_slurm.argv("sacct") == [
+        ["sacct", "-n", "-P", "-X", "--jobs=3", "-o", ",".join(SACCT_FIELDS)]
+    ]
 
 
 def test_scheduler_text_is_cleaned_where_it_is_read(tmp_path: Path) -> None:

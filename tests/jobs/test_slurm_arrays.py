@@ -20,22 +20,14 @@ from automodel_launch.launchers.slurm.output import (
     sacct_records,
     squeue_jobs,
 )
-from tests.jobs.slurm_fakes import CAPTURED, FakeSlurm
 from tests.jobs.test_slurm import manifest
+from tests.support.fake_slurm import CAPTURED, FakeSlurm
 
 RUNNING = CAPTURED / "squeue_array.json"
 """Array 1 (``0-5%2``) held; array 2 (``0-5%2``): tasks 0 and 1 running, 2-5 pending."""
 DONE = CAPTURED / "squeue_array_done.json"
 """Arrays 1 and 2 cancelled; array 5 (``0-3%2``, each task exits with its index) ended:
 its last task took over the array's job id; jobs 9 and 10 are no arrays."""
-
-
-@pytest.fixture
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSlurm:
-    fake = FakeSlurm(tmp_path / "slurm")
-    monkeypatch.setenv("PATH", fake.path)
-    monkeypatch.delenv(slurm.TIMEOUT_VARIABLE, raising=False)
-    return fake
 
 
 def listed(path: Path) -> Listed:
@@ -101,14 +93,14 @@ def test_ended_tasks_and_the_one_that_took_the_arrays_id() -> None:
     assert state(found, "9") is not None and state(found, "10") is not None
 
 
-def test_the_status_of_array_tasks(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", RUNNING.read_text())
+def test_the_status_of_array_tasks(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("squeue", RUNNING.read_text())
     tasks = [manifest(tmp_path, f"2_{i}") for i in range(6)]
     shown = slurm.statuses(tasks)
     assert [(s.state, s.reason) for s in shown] == [("RUNNING", None)] * 2 + [
         ("PENDING", "JobArrayTaskLimit")
     ] * 4
-    assert fake.calls == ["squeue --json"]
+    assert fake_slurm.calls == ["squeue --json"]
 
 
 def squeue_of_an_array(array: int, started: int, size: int, cap: int) -> dict[str, Any]:
@@ -127,26 +119,30 @@ def squeue_of_an_array(array: int, started: int, size: int, cap: int) -> dict[st
 
 
 def test_the_status_of_a_1000_task_array_is_one_squeue_call(
-    fake: FakeSlurm, tmp_path: Path
+    fake_slurm: FakeSlurm, tmp_path: Path
 ) -> None:
-    fake.answer("squeue", json.dumps(squeue_of_an_array(5000, 400, 1000, 50)))
-    fake.answer("sacct", "")
+    fake_slurm.answer("squeue", json.dumps(squeue_of_an_array(5000, 400, 1000, 50)))
+    fake_slurm.answer("sacct", "")
     tasks = [manifest(tmp_path, f"5000_{i}") for i in range(1000)]
     shown = slurm.statuses(tasks)
     assert [s.state for s in shown] == ["COMPLETED"] * 400 + ["PENDING"] * 600
-    assert fake.calls == ["squeue --json"]
+    assert fake_slurm.calls == ["squeue --json"]
 
 
-def test_an_array_the_controller_forgot_is_one_sacct_call(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", '{"errors": [], "jobs": []}')
+def test_an_array_the_controller_forgot_is_one_sacct_call(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("squeue", '{"errors": [], "jobs": []}')
     lines = [f"5000_{i}|COMPLETED|0:0|||||" for i in range(998)]
-    fake.answer("sacct", "\n".join([*lines, "5000_[998-999%2]|PENDING||||||JobArrayTaskLimit"]))
+    fake_slurm.answer(
+        "sacct", "\n".join([*lines, "5000_[998-999%2]|PENDING||||||JobArrayTaskLimit"])
+    )
     tasks = [manifest(tmp_path, f"5000_{i}") for i in range(1000)]
     shown = slurm.statuses(tasks)
     assert [s.state for s in shown] == ["COMPLETED"] * 998 + ["PENDING"] * 2
     assert shown[-1].reason == "JobArrayTaskLimit"
-    assert [call.split(" ")[0] for call in fake.calls] == ["squeue", "sacct"]
-    asked = fake.called("sacct")[0].split(" ")[4].removeprefix("--jobs=").split(",")
+    assert [call.split(" ")[0] for call in fake_slurm.calls] == ["squeue", "sacct"]
+    asked = fake_slurm.called("sacct")[0].split(" ")[4].removeprefix("--jobs=").split(",")
     assert sorted(asked) == sorted(f"5000_{i}" for i in range(1000))
 
 
@@ -168,9 +164,11 @@ def test_accounting_lines_by_job_id() -> None:
     ]
 
 
-def test_a_line_of_no_job_is_the_note_of_those_not_found(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", '{"errors": [], "jobs": []}')
-    fake.answer("sacct", "\x1b[2J|FAILED|1:0|||||\n4|COMPLETED|0:0|||||\n")
+def test_a_line_of_no_job_is_the_note_of_those_not_found(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("squeue", '{"errors": [], "jobs": []}')
+    fake_slurm.answer("sacct", "\x1b[2J|FAILED|1:0|||||\n4|COMPLETED|0:0|||||\n")
     three, four = slurm.statuses([manifest(tmp_path, "3"), manifest(tmp_path, "4")])
     assert (three.state, three.note) == (
         "UNKNOWN", "sacct gave a line this version cannot read (\\x1b[2J|FAILED|1:0|||||)"
@@ -178,37 +176,41 @@ def test_a_line_of_no_job_is_the_note_of_those_not_found(fake: FakeSlurm, tmp_pa
     assert (four.state, four.note) == ("COMPLETED", None)
 
 
-def test_cancel_all_is_one_scancel_and_one_squeue_a_look(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", RUNNING.read_text())
-    cancelled = fake.root / "cancelled.json"
+def test_cancel_all_is_one_scancel_and_one_squeue_a_look(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("squeue", RUNNING.read_text())
+    cancelled = fake_slurm.root / "cancelled.json"
     cancelled.write_text(DONE.read_text())
-    fake.tool("scancel", f'/bin/cp "{cancelled}" "{fake.root}/squeue.out"')
+    fake_slurm.tool("scancel", f'/bin/cp "{cancelled}" "{fake_slurm.root}/squeue.out"')
     dirs = [tmp_path / f"t{i}" for i in range(6)]
     for job_dir in dirs:
         job_dir.mkdir()
     tasks = [manifest(job_dir, f"2_{i}") for i, job_dir in enumerate(dirs)]
     shown = slurm.cancel_all(tasks, wait=30)
     assert [s.state for s in shown] == ["CANCELLED"] * 6
-    assert fake.calls == [
+    assert fake_slurm.calls == [
         "squeue --json", "scancel -- 2_0 2_1 2_2 2_3 2_4 2_5", "squeue --json"
     ]  # fmt: skip
     assert all((job_dir / "cancelled").exists() for job_dir in dirs)
 
 
-def test_cancel_all_cancels_nothing_when_one_id_is_forged(fake: FakeSlurm, tmp_path: Path) -> None:
-    fake.answer("squeue", RUNNING.read_text())
-    fake.answer("scancel")
+def test_cancel_all_cancels_nothing_when_one_id_is_forged(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("squeue", RUNNING.read_text())
+    fake_slurm.answer("scancel")
     good = manifest(tmp_path, "2_0")
     forged = manifest(tmp_path, "2_1")
     object.__setattr__(forged, "scheduler_id", "--me")
     with pytest.raises(slurm.SlurmUnavailable, match="is not a Slurm job id"):
         slurm.cancel_all([good, forged], wait=1)
-    assert fake.calls == []
-    fake.answer("squeue", DONE.read_text())
+    assert fake_slurm.calls == []
+    fake_slurm.answer("squeue", DONE.read_text())
     assert slurm.cancel_all([manifest(tmp_path, "5_0")], wait=1) == slurm.statuses(
         [manifest(tmp_path, "5_0")]
     )  # nothing left to cancel: no scancel
-    assert fake.called("scancel") == []
+    assert fake_slurm.called("scancel") == []
 
 
 def test_an_array_record_without_a_task_or_its_ranges_is_passed_over() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.fake_slurm import FakeSlurm
 
 RECIPE = """\
 recipe: TrainFinetuneRecipeForNextTokenPrediction
@@ -90,31 +91,35 @@ def test_render_writes_each_point_its_own_job_config(tmp_path: Path) -> None:
     assert "#SBATCH --array=0-3\n" in (job / "job.sbatch").read_text()
 
 
-def test_one_bad_point_submits_nothing_and_is_named(tmp_path: Path) -> None:
-    fake(tmp_path / "bin", "sbatch", 'echo called >> "$0.calls"\necho 4242\n')
+def test_one_bad_point_submits_nothing_and_is_named(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
     done = run(
         "submit", "r.yaml", "--no-preflight", "--sweep", "step_scheduler.max_steps=[2, 0, 3]",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 1
     assert (
         "error[size-not-positive] step_scheduler.max_steps: point 1 "
         "(step_scheduler.max_steps=0): max_steps 0 is not more than 0"
     ) in done.stderr
-    assert not (tmp_path / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
     assert not (tmp_path / "slurm_jobs").exists()
 
 
-def test_a_value_no_point_could_record_submits_nothing_and_leaves_nothing(tmp_path: Path) -> None:
+def test_a_value_no_point_could_record_submits_nothing_and_leaves_nothing(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
     """Checked with the options, by the manifest's bounds: never found only once the sweep's
     directory is claimed (it was left behind, empty)."""
-    fake(tmp_path / "bin", "sbatch", 'echo called >> "$0.calls"\necho 4242\n')
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
     long = "/scratch/" + "a" * 300
     done = run(
         "submit", "r.yaml", "--no-preflight", "--sweep", f"checkpoint.checkpoint_dir={long},/b",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     said = " ".join(done.stderr.replace("│", " ").split())  # the usage error's box, unwrapped
@@ -122,7 +127,7 @@ def test_a_value_no_point_could_record_submits_nothing_and_leaves_nothing(tmp_pa
         f"--sweep checkpoint.checkpoint_dir: the value '{long[:37]}...' (309 characters) is "
         in said
     )
-    assert not (tmp_path / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
     assert not (tmp_path / "slurm_jobs").exists()
     assert not (tmp_path / "state").exists()
 
@@ -137,16 +142,17 @@ def test_a_swept_slurm_field_is_refused_for_an_array(tmp_path: Path) -> None:
     ) in done.stderr
 
 
-def test_a_slurm_sweep_is_one_sbatch_and_one_recorded_job_per_point(tmp_path: Path) -> None:
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
+def test_a_slurm_sweep_is_one_sbatch_and_one_recorded_job_per_point(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
     done = run(
-        "submit", "r.yaml", "--no-preflight", *SWEEP, "--max-parallel", "2",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        "submit", "r.yaml", "--no-preflight", *SWEEP, "--max-parallel", "2", cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    calls = (tmp_path / "bin" / "sbatch.calls").read_text().splitlines()
-    assert calls == ["--export=ALL --parsable job.sbatch"]
+    assert fake_slurm.argv() == [["sbatch", "--export=ALL", "--parsable", "job.sbatch"]]
     root = next((tmp_path / "slurm_jobs").iterdir())
     manifests = [json.loads((root / f"points/{i}/manifest.json").read_text()) for i in range(4)]
     assert [m["scheduler_id"] for m in manifests] == [f"4242_{i}" for i in range(4)]
@@ -207,23 +213,25 @@ def test_after_is_refused_where_no_scheduler_waits(tmp_path: Path, launcher: str
     ]
 
 
-def test_after_writes_the_dependency_on_a_job_or_a_whole_sweep(tmp_path: Path) -> None:
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
+def test_after_writes_the_dependency_on_a_job_or_a_whole_sweep(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
-    bin_dir = tmp_path / "bin"
     first = run("submit", "r.yaml", "--no-preflight", "--job-dir", str(tmp_path / "one"),
-                cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+                cwd=tmp_path)  # fmt: skip
     assert first.returncode == 0, first.stderr
     job = json.loads((tmp_path / "one" / "manifest.json").read_text())["id"]
     swept = run("submit", "r.yaml", "--no-preflight", "--sweep", "optimizer.lr=1e-5,1e-4",
-                "--job-dir", str(tmp_path / "sw"), cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+                "--job-dir", str(tmp_path / "sw"), cwd=tmp_path)  # fmt: skip
     assert swept.returncode == 0, swept.stderr
     sweep = json.loads((tmp_path / "sw/points/0/manifest.json").read_text())["sweep"]
-    fake(bin_dir, "sbatch", "echo 777\n")
+    fake_slurm.answer("sbatch", "777\n")
     for index, after in enumerate([job, f"{job}:any", sweep, f"{job}:ok"]):
         out = tmp_path / f"after{index}"
         done = run("submit", "r.yaml", "--no-preflight", "--after", after, "--job-dir", str(out),
-                   cwd=tmp_path, bin_dir=bin_dir)  # fmt: skip
+                   cwd=tmp_path)  # fmt: skip
         assert done.returncode == 0, done.stderr
         line = next(x for x in (out / "job.sbatch").read_text().splitlines() if "dependency" in x)
         # the sweep's points are tasks 4242_0, 4242_1: the dependency is on the whole array
@@ -247,17 +255,14 @@ def test_after_a_job_the_registry_does_not_know_is_refused(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("sweep", [(), ("--sweep", "optimizer.lr=1e-5,1e-4")])
 def test_a_dry_run_asks_sbatch_and_leaves_nothing_behind(
-    tmp_path: Path, sweep: tuple[str, ...]
+    fake_slurm: FakeSlurm, tmp_path: Path, sweep: tuple[str, ...]
 ) -> None:
-    fake(
-        tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho "sbatch: Job 12 to start" >&2\n'
-    )
+    fake_slurm.answer("sbatch", stderr="sbatch: Job 12 to start\n")
+    fake_slurm.in_front()
     (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
-    done = run("submit", "r.yaml", "--no-preflight", "--dry-run", *sweep, cwd=tmp_path,
-               bin_dir=tmp_path / "bin")  # fmt: skip
+    done = run("submit", "r.yaml", "--no-preflight", "--dry-run", *sweep, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "sbatch --test-only accepts the job: sbatch: Job 12 to start\n"
-    calls = (tmp_path / "bin" / "sbatch.calls").read_text()
-    assert calls == "--export=ALL --test-only job.sbatch\n"
+    assert fake_slurm.argv() == [["sbatch", "--export=ALL", "--test-only", "job.sbatch"]]
     assert not (tmp_path / "slurm_jobs").exists()  # nor the folder made for it
     assert not (tmp_path / "state").exists()  # nothing recorded

@@ -18,8 +18,9 @@ import pytest
 from automodel_launch import api
 from automodel_launch.errors import LaunchError
 from automodel_launch.secrets import shorten
-from tests.plan.test_plan_cli import RECIPE, fake, run
+from tests.plan.test_plan_cli import RECIPE, run
 from tests.snapshot.gitrepo import git, repo
+from tests.support.fake_slurm import FakeSlurm
 
 PROFILES = "lab:\n  slurm:\n    partition: batch\n    account: first-account\n"
 
@@ -33,10 +34,13 @@ def recipe(checkout: Path, jobs: Path) -> str:
 
 
 @pytest.fixture
-def first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+def first(
+    fake_slurm: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, object]:
     """A job submitted from a dirty tree with ``--profile lab --set optimizer.lr=2e-5``; the
     recipe, tree and profile changed afterwards."""
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     checkout = tmp_path / "checkout"
     head = repo(checkout, {"marker.py": 'MARKER = "committed"\n'})
     (checkout / "marker.py").write_text('MARKER = "submitted"\n')
@@ -47,7 +51,7 @@ def first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     (tmp_path / "r.yaml").write_text(recipe(checkout, tmp_path / "jobs"))
     done = run(
         "submit", "r.yaml", "--no-preflight", "--profile", "lab", "--set", "optimizer.lr=2e-5",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     job_id = re.search(r"recorded as job (\w+)", done.stdout)
@@ -74,7 +78,7 @@ def test_a_rerun_runs_the_first_jobs_config_and_code(first: dict[str, object]) -
     old_id = str(first["id"])
     done = run(
         "rerun", old_id, "--no-preflight", "--set", "step_scheduler.max_steps=5",
-        cwd=tmp, bin_dir=tmp / "bin",
+        cwd=tmp,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     new_id = re.search(r"recorded as job (\w+)", done.stdout)
@@ -120,7 +124,7 @@ def test_a_rerun_runs_the_first_jobs_config_and_code(first: dict[str, object]) -
 def test_a_rerun_without_set_differs_in_nothing(first: dict[str, object]) -> None:
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
-    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp, bin_dir=tmp / "bin")
+    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp)
     assert done.returncode == 0, done.stderr
     new_id = re.search(r"recorded as job (\w+)", done.stdout)
     assert new_id, done.stdout
@@ -135,7 +139,7 @@ def test_the_environments_profile_does_not_apply_to_a_rerun(
     assert isinstance(tmp, Path)
     (tmp / "profiles.yaml").write_text(PROFILES + "other:\n  slurm:\n    account: other\n")
     monkeypatch.setenv("AUTOMODEL_LAUNCH_PROFILE", "other")
-    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp, bin_dir=tmp / "bin")
+    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp)
     assert done.returncode == 0, done.stderr
     new_id = re.search(r"recorded as job (\w+)", done.stdout)
     assert new_id, done.stdout
@@ -143,27 +147,27 @@ def test_the_environments_profile_does_not_apply_to_a_rerun(
     assert "#SBATCH --account=first-account\n" in script
 
 
-def test_a_rerun_that_no_longer_validates_submits_nothing(first: dict[str, object]) -> None:
+def test_a_rerun_that_no_longer_validates_submits_nothing(
+    fake_slurm: FakeSlurm, first: dict[str, object]
+) -> None:
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
     done = run(
         "rerun", str(first["id"]), "--no-preflight", "--set", "slurm.nodes=0",
-        cwd=tmp, bin_dir=tmp / "bin",
+        cwd=tmp,
     )  # fmt: skip
     assert done.returncode == 1
     assert "--set slurm.nodes=0: error[out-of-range] slurm.nodes: must be at least 1" in (
         done.stderr
     )
-    assert len((tmp / "bin/sbatch.calls").read_text().splitlines()) == 1
+    assert len(fake_slurm.called("sbatch")) == 1
     assert len(list((tmp / "jobs").iterdir())) == 1
 
 
 def test_a_rerun_runs_the_first_jobs_code_only(first: dict[str, object]) -> None:
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
-    done = run(
-        "rerun", str(first["id"]), "--set", f"slurm.repo_root={tmp}", cwd=tmp, bin_dir=tmp / "bin"
-    )
+    done = run("rerun", str(first["id"]), "--set", f"slurm.repo_root={tmp}", cwd=tmp)
     assert done.returncode == 2
     assert done.stderr == (
         f"error: --set slurm.repo_root={tmp}: a rerun runs the code job {first['id']} ran\n"
@@ -178,7 +182,7 @@ def test_a_job_without_its_launch_config_says_how_to_run_it_again(
     assert isinstance(tmp, Path)
     old = job_dir_of(tmp, str(first["id"]))
     (old / "launch.yaml").unlink()
-    done = run("rerun", str(first["id"]), cwd=tmp, bin_dir=tmp / "bin")
+    done = run("rerun", str(first["id"]), cwd=tmp)
     assert done.returncode == 1
     assert done.stderr == (
         f"error: job {first['id']} has no launch.yaml in {old}: it was submitted before "
@@ -215,7 +219,7 @@ def test_a_tampered_job_directory_is_refused_in_one_line(
             path.unlink() if path.is_file() else path.rmdir()
         (old / "code").rmdir()
         expected = f"error: job {first['id']} ran a snapshot of {tmp}/checkout, but {old}/code"
-    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp, bin_dir=tmp / "bin")
+    done = run("rerun", str(first["id"]), "--no-preflight", cwd=tmp)
     assert done.returncode == 1, done.stderr
     # a path longer than a shown word may be is shown without its middle
     assert done.stderr.startswith(shorten(expected)), done.stderr
@@ -233,7 +237,6 @@ def test_the_api_reruns_a_job_and_refuses_one_that_fails(
 ) -> None:
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
-    monkeypatch.setenv("PATH", f"{tmp / 'bin'}:{os.environ['PATH']}")
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp / "state"))
     done = api.rerun(str(first["id"]), sets={"step_scheduler.max_steps": 7})
     manifest = done.manifests[0]
@@ -243,23 +246,24 @@ def test_the_api_reruns_a_job_and_refuses_one_that_fails(
         api.rerun(str(first["id"]), sets=["slurm.nodes=0"])
 
 
-def test_a_sweep_point_is_rerun_by_its_index(tmp_path: Path) -> None:
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
+def test_a_sweep_point_is_rerun_by_its_index(fake_slurm: FakeSlurm, tmp_path: Path) -> None:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     slurm = "slurm:\n  partition: batch\n  time: '00:10:00'\n  nodes: 1\n  ntasks_per_node: 1\n"
     (tmp_path / "r.yaml").write_text(slurm + RECIPE)
     done = run(
         "submit", "r.yaml", "--no-preflight", "--sweep", "optimizer.lr=1e-5,3e-4",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     sweep = re.search(r"as sweep (\w+)", done.stdout)
     assert sweep, done.stdout
-    whole = run("rerun", sweep.group(1), cwd=tmp_path, bin_dir=tmp_path / "bin")
+    whole = run("rerun", sweep.group(1), cwd=tmp_path)
     assert whole.returncode == 1
     assert "give one with --point I (its points are 0 to 1)" in whole.stderr
     again = run(
         "rerun", sweep.group(1), "--point", "1", "--no-preflight",
-        cwd=tmp_path, bin_dir=tmp_path / "bin",
+        cwd=tmp_path,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     new_id = re.search(r"recorded as job (\w+)", again.stdout)
@@ -284,7 +288,6 @@ def test_the_launch_config_checked_is_the_one_planned(
 
     tmp = first["tmp"]
     assert isinstance(tmp, Path)
-    monkeypatch.setenv("PATH", f"{tmp / 'bin'}:{os.environ['PATH']}")
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp / "state"))
     launch = job_dir_of(tmp, str(first["id"])) / "launch.yaml"
     checked = launch.read_text()

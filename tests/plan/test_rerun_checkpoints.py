@@ -5,7 +5,6 @@ own (``--fresh`` and ``--resume`` choose). ``sbatch`` is a stand-in answering a 
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,8 @@ from automodel_launch.errors import UsageError
 from automodel_launch.plan.checkpoints import Latest
 from automodel_launch.plan.rerun import Checkpoints, changes, checkpoints_of
 from automodel_launch.profiles.overrides import parse_override
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 
 @dataclass
@@ -57,9 +57,14 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+def cli(
+    fake_slurm: FakeSlurm,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Cli:
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.chdir(tmp_path)
     return Cli(tmp_path, capsys)
@@ -189,7 +194,7 @@ def test_a_point_of_a_sweep_resumes_in_its_own_directory(cli: Cli) -> None:
     ],
 )  # fmt: skip
 def test_a_rerun_asked_what_cannot_hold_is_a_usage_error(
-    cli: Cli, args: list[str], recipe: str, error: str, hint: str | None
+    fake_slurm: FakeSlurm, cli: Cli, args: list[str], recipe: str, error: str, hint: str | None
 ) -> None:
     (cli.tmp / "r.yaml").write_text(SLURM + RECIPE + recipe)
     job = job_id(cli.ok("submit", "r.yaml").stdout)
@@ -198,7 +203,7 @@ def test_a_rerun_asked_what_cannot_hold_is_a_usage_error(
     if hint is not None:
         expected += f"    hint: {hint.format(job=job)}\n"
     assert (done.code, done.stderr) == (2, expected)
-    assert len((cli.tmp / "bin/sbatch.calls").read_text().splitlines()) == 1
+    assert len(fake_slurm.called("sbatch")) == 1
 
 
 DATA = {"recipe": "r", "optimizer": {"lr": 1e-5, "betas": [0.9, 0.99]}, "slurm": {"nodes": 1}}

@@ -19,12 +19,11 @@ from hypothesis import strategies as st
 from automodel_launch.config.document import LaunchDocument
 from automodel_launch.launchers.slurm.render import render_sbatch
 from automodel_launch.render.entry import Entry, JobSpec
+from tests.support.fake_slurm import FakeSlurm
 
 FAKE_SRUN = """#!/bin/bash
-printf '%s\\0' "$@" > "$RECORD/argv"
 env -0 > "$RECORD/env"
 """
-FAKE_SCONTROL = "#!/bin/bash\necho node1\necho node2\n"
 
 HOSTILE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00", min_codepoint=1)
 text = st.text(HOSTILE, min_size=1, max_size=30).filter(lambda s: "${" not in s)
@@ -64,14 +63,12 @@ names = st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True).filter(
 def _run(
     script: str, tmp: Path, extra: dict[str, str] | None = None
 ) -> tuple[list[str], dict[str, str]]:
-    bin_dir = tmp / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    for name, body in (("srun", FAKE_SRUN), ("scontrol", FAKE_SCONTROL)):
-        (bin_dir / name).write_text(body)
-        (bin_dir / name).chmod(0o755)
+    slurm = FakeSlurm(tmp / "slurm")
+    slurm.tool("srun", FAKE_SRUN)
+    slurm.answer("scontrol", "node1\nnode2\n")
     (tmp / "job.sbatch").write_text(script)
     environ = {
-        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "PATH": f"{slurm.path}:{os.environ['PATH']}",
         "HOME": str(tmp),
         "RECORD": str(tmp),
         "SLURM_JOB_ID": "4242",
@@ -79,7 +76,7 @@ def _run(
         **(extra or {}),
     }
     subprocess.run(["bash", str(tmp / "job.sbatch")], env=environ, check=True, cwd=tmp, timeout=20)
-    argv = (tmp / "argv").read_bytes().decode().split("\0")[:-1]
+    argv = slurm.argv("srun")[-1][1:]
     pairs = (tmp / "env").read_bytes().decode().split("\0")[:-1]
     return argv, dict(p.split("=", 1) for p in pairs)
 

@@ -21,6 +21,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.launchers.slurm.render import render_sbatch
 from automodel_launch.render.entry import Entry, JobSpec
 from tests.render.test_injection import _shellcheck
+from tests.support.fake_slurm import FakeSlurm
 
 # srun stand-in: one task that stops on SIGTERM (as AutoModel's ranks do) or exits 3
 # after FAKE_SRUN_SECONDS; it records what happens to it. Its job step (squeue -s) is
@@ -153,15 +154,14 @@ def run_job(
     the batch shell to reach its ``wait``). (exit code, events, output)
 
     ``used`` is what squeue says the job has used when the script starts (-o %M)."""
-    bin_dir = tmp / "bin"
-    bin_dir.mkdir()
-    for name, body in (("srun", FAKE_SRUN), ("squeue", FAKE_SQUEUE), ("scancel", FAKE_SCANCEL),
-                       ("scontrol", FAKE_SCONTROL)):  # fmt: skip
-        (bin_dir / name).write_text(body)
-        (bin_dir / name).chmod(0o755)
+    slurm = FakeSlurm(tmp / "slurm")
+    slurm.tool("srun", FAKE_SRUN)
+    slurm.tool("squeue", FAKE_SQUEUE)
+    slurm.tool("scancel", FAKE_SCANCEL)
+    slurm.tool("scontrol", FAKE_SCONTROL)
     (tmp / "job.sbatch").write_text(script(doc, str(tmp)))
     environ = {
-        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "PATH": f"{slurm.path}:{os.environ['PATH']}",
         "HOME": str(tmp),
         "RECORD": str(tmp),
         "SLURM_JOB_ID": "4242",
@@ -307,14 +307,9 @@ def test_the_clock_reads_what_squeue_says_the_job_used(
     function = re.search(r"^requeue_job_clock\(\) \{\n.*?^\}\n", text, re.M | re.S)
     job = re.findall(r"^REQUEUE_JOB=.*\n", text, re.M)
     assert function and len(job) == 2
-    squeue = tmp_path / "squeue"
-    squeue.write_text(
-        '#!/bin/bash\necho "squeue $*" >> "$RECORD/calls"\n'
-        '[ "$FAKE_USED" != fail ] || exit 1\necho "$FAKE_USED"\n'
-    )
-    squeue.chmod(0o755)
-    environ = {"PATH": f"{tmp_path}:{os.environ['PATH']}", "RECORD": str(tmp_path),
-               "FAKE_USED": used}  # fmt: skip
+    slurm = FakeSlurm(tmp_path / "slurm")
+    slurm.tool("squeue", '#!/bin/bash\n[ "$FAKE_USED" != fail ] || exit 1\necho "$FAKE_USED"\n')
+    environ = {"PATH": f"{slurm.path}:{os.environ['PATH']}", "FAKE_USED": used}
     if used != "no job":
         environ["SLURM_JOB_ID"] = "4242"
     shell = f"set -euo pipefail\n{''.join(job)}{function[0]}requeue_job_clock\necho $SECONDS\n"
@@ -322,8 +317,9 @@ def test_the_clock_reads_what_squeue_says_the_job_used(
         ["bash", "-c", shell], env=environ, capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stderr) == (0, "")
-    calls = (tmp_path / "calls").read_text() if (tmp_path / "calls").exists() else ""
-    assert calls == ("" if used == "no job" else "squeue -h -j 4242 -o %M\n")
+    assert slurm.argv() == (
+        [] if used == "no job" else [["squeue", "-h", "-j", "4242", "-o", "%M"]]
+    )
     clock = int(done.stdout)
     if seconds is None:  # the script's own clock: the seconds since bash started
         assert clock < 60

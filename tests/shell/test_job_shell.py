@@ -24,6 +24,7 @@ from automodel_launch.launchers.slurm.shell import (
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
 from tests.conftest import offline_settings
+from tests.support.fake_slurm import FakeSlurm
 
 TOKEN = "hf_" + "Q" * 34
 RECIPE = "recipe: TrainFinetuneRecipeForNextTokenPrediction\n"
@@ -161,26 +162,25 @@ def test_repo_root_alone_on_pythonpath_when_the_caller_has_none() -> None:
 
 
 def test_open_shell_runs_and_hands_back_the_status(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    fake_slurm: FakeSlurm, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    fake_slurm.in_front()
     environ = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     assert open_shell(document(""), ["sh", "-c", "exit 5"], environ=environ) == 5
     assert capsys.readouterr().err == ""
     assert open_shell(document(""), ["sh", "-c", "exit 6"]) == 6  # this process's environment
     # a stand-in salloc that checks its words and environment, and exits 4
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "salloc").write_text(
-        '#!/bin/sh\n[ "$1" = --job-name=automodel-launch-shell ] && [ "$2" = --nodes=2 ] '
-        '&& [ "$GREETING" = hi ] && exit 4\nexit 9\n'
+    fake_slurm.tool(
+        "salloc",
+        '[ "$1" = --job-name=automodel-launch-shell ] && [ "$2" = --nodes=2 ] '
+        '&& [ "$GREETING" = hi ] && exit 4\nexit 9\n',
     )
-    (bin_dir / "salloc").chmod(0o755)
     doc = document("slurm:\n  container_image: null\n  env_vars:\n    GREETING: hi\n")
-    assert open_shell(doc, ["true"], 2, {"PATH": str(bin_dir), "HOME": "/h"}) == 4
+    assert open_shell(doc, ["true"], 2, {"PATH": fake_slurm.path, "HOME": "/h"}) == 4
     assert capsys.readouterr().err == WHOLE_NODE_NOTE + "\n"
     doc = document("slurm:\n  container_image: null\n  gpus_per_node: 8\n  env_vars:\n"
                    "    GREETING: hi\n")  # fmt: skip
-    assert open_shell(doc, ["true"], 2, {"PATH": str(bin_dir), "HOME": "/h"}) == 4
+    assert open_shell(doc, ["true"], 2, {"PATH": fake_slurm.path, "HOME": "/h"}) == 4
     assert capsys.readouterr().err == ""
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,19 @@ import pytest
 from automodel_launch import api
 from automodel_launch.jobdir import write_job_dir
 from automodel_launch.snapshot import SnapshotError
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
 from tests.snapshot.gitrepo import GIT_ENV, repo
+from tests.support.fake_slurm import FakeSlurm
 
 TRAIN = {"mytrain.py": "print('submitted')\n", "pkg/__init__.py": ""}
 
 
 @pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def tree(fake_slurm: FakeSlurm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    fake(tmp_path / "bin", "sbatch", 'echo "$@" >> "$0.calls"\necho 4242\n')
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    fake_slurm.answer("sbatch", "4242\n")
+    fake_slurm.in_front()
     root = tmp_path / "checkout"
     repo(root, TRAIN)
     (root / "mytrain.py").write_text("print('edited before submit')\n")
@@ -99,13 +99,15 @@ def test_without_a_snapshot_the_live_tree_is_run_and_nothing_recorded(tree: Path
     assert api.jobs()[0]["code"] is None
 
 
-def test_a_dry_run_leaves_no_snapshot_behind(tree: Path) -> None:
-    (tree.parent / "bin" / "sbatch").write_text("#!/bin/bash\necho 'sbatch: would run' >&2\n")
+def test_a_dry_run_leaves_no_snapshot_behind(fake_slurm: FakeSlurm, tree: Path) -> None:
+    fake_slurm.answer("sbatch", stderr="sbatch: would run\n")
     submit(recipe(tree.parent), dry_run=True)
     assert not (tree.parent / "jobs").exists()
 
 
-def test_a_repo_root_missing_here_is_refused_before_anything_is_written(tree: Path) -> None:
+def test_a_repo_root_missing_here_is_refused_before_anything_is_written(
+    fake_slurm: FakeSlurm, tree: Path
+) -> None:
     path = tree.parent / "r.yaml"
     path.write_text(SLURM + f"  job_dir: {tree.parent / 'jobs'}\n  repo_root: /nowhere/am\n"
                     + RECIPE)  # fmt: skip
@@ -116,7 +118,7 @@ def test_a_repo_root_missing_here_is_refused_before_anything_is_written(tree: Pa
         "snapshotted"
     )
     assert not (tree.parent / "jobs").exists()
-    assert not (tree.parent / "bin" / "sbatch.calls").exists()
+    assert fake_slurm.calls == []
 
 
 def test_a_failing_snapshot_write_leaves_no_job_directory(tmp_path: Path) -> None:

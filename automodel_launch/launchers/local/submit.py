@@ -100,7 +100,7 @@ def rank_tags(job_dir: Path) -> dict[str, str]:
     """torchrun tags each line ``[rankN]:`` (``logs --rank N`` of a detached run), each
     rank's output and error file kept under ``torchrun/`` (``logs --rank N`` of a
     foreground run, whose output went to the terminal), and the agent's error file
-    (``status``); the Slurm script sets the same (:data:`render.slurm.RANK_PREFIX`)."""
+    (``status``); the Slurm script sets the same (:data:`..slurm.render.RANK_PREFIX`)."""
     return {
         "PET_TEE": "3",
         "PET_LOG_DIR": str(job_dir / RANK_LOGS),
