@@ -11,6 +11,8 @@ from automodel_launch.layout import JOB_CONFIG, SKYPILOT_TASK
 if TYPE_CHECKING:
     import re
 
+    from pydantic import BaseModel
+
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
@@ -36,6 +38,12 @@ class SkyPilot:
         from automodel_launch.launchers.ids import GRAMMAR
 
         return GRAMMAR[self.name]
+
+    @property
+    def section_model(self) -> type[BaseModel]:
+        from automodel_launch.config.skypilot import SkyPilotConfig
+
+        return SkyPilotConfig
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.launchers.skypilot.render import render_artifact
