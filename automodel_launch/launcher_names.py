@@ -2,7 +2,7 @@
 
 Standard library only, so the validate path (the config models, the rules) can read the
 names without loading the launcher table (:mod:`automodel_launch.launchers`), which has
-one class per name in :data:`LAUNCHED_HERE`.
+one class per name in :data:`LAUNCHED_HERE`, and one for each name in :data:`PLUGGED`.
 """
 
 from __future__ import annotations
@@ -20,3 +20,16 @@ BY_AUTOMODEL = ("k8s", "nemo_run")
 """AutoModel's own launcher sections: validated here, launched by ``automodel FILE``."""
 SECTIONS = (*WITH_SECTION, *BY_AUTOMODEL)
 """Every launcher section AutoModel defines; a recipe has at most one."""
+PLUGGED: list[str] = []
+"""Launchers this package does not ship, plugged in while it runs
+(:func:`automodel_launch.launchers.plug`): each is chosen by a section of its name."""
+
+
+def launched_here() -> tuple[str, ...]:
+    """Every launcher that runs jobs: :data:`LAUNCHED_HERE`, then :data:`PLUGGED`."""
+    return (*LAUNCHED_HERE, *PLUGGED)
+
+
+def with_section() -> tuple[str, ...]:
+    """The launchers a section chooses: :data:`WITH_SECTION`, then :data:`PLUGGED`."""
+    return (*WITH_SECTION, *PLUGGED)

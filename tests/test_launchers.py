@@ -32,7 +32,8 @@ def test_one_row_for_every_launcher_a_document_can_have() -> None:
     assert list(LAUNCHERS) == list(LAUNCHED_HERE) == ["slurm", "skypilot", "interactive"]
     assert set(LAUNCHERS) == {*SECTIONS, "interactive"} - set(LAUNCHED_BY_AUTOMODEL)
     assert set(LAUNCHED_BY_AUTOMODEL) == set(BY_AUTOMODEL) == {"k8s", "nemo_run"}
-    assert SECTIONS == (*WITH_SECTION, *BY_AUTOMODEL) == ("slurm", "skypilot", "k8s", "nemo_run")
+    assert tuple(SECTIONS) == (*WITH_SECTION, *BY_AUTOMODEL) == ("slurm", "skypilot", "k8s",
+                                                                  "nemo_run")  # fmt: skip
     assert LaunchDocument.model_construct().launcher == "interactive"
     assert {row.name for row in LAUNCHERS.values()} == set(LAUNCHERS)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -18,10 +18,11 @@ from automodel_launch.config.recipe import (
 from automodel_launch.config.skypilot import SkyPilotConfig
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.config.types import OpenSection
-from automodel_launch.launcher_names import INTERACTIVE, SECTIONS, WITH_SECTION, LauncherName
+from automodel_launch.launcher_names import INTERACTIVE, PLUGGED, SECTIONS, with_section
 
-LAUNCHERS = SECTIONS
-"""Every launcher section AutoModel defines; a recipe has at most one."""
+LAUNCHERS: list[str] = [*SECTIONS]
+"""Every launcher section AutoModel defines, then those plugged in (:func:`plug_section`);
+a recipe has at most one."""
 LAUNCHED_BY_AUTOMODEL = {
     "k8s": "no AutoModel release launches k8s: (`automodel FILE` trains on the local node, "
     "or stops before 0.4.0): launch on Kubernetes here with skypilot: and cloud: kubernetes",
@@ -29,8 +30,9 @@ LAUNCHED_BY_AUTOMODEL = {
     "to the NeMo-Run executor (or launch here with slurm: or skypilot:)",
 }
 """Launchers validated here but launched by AutoModel itself, and how to launch them."""
-LAUNCHER_SECTIONS = frozenset({*SECTIONS, "fault_tolerance"})
-"""Sections the launcher owns: strict, and removed from the job config."""
+LAUNCHER_SECTIONS: set[str] = {*SECTIONS, "fault_tolerance"}
+"""Sections the launcher owns: strict, and removed from the job config (a plugged
+launcher's too)."""
 UNSUPPORTED_LAUNCHERS = {
     "kubernetes": "no AutoModel release launches Kubernetes (nor its k8s: form): use skypilot: "
     "with cloud: kubernetes",
@@ -123,14 +125,57 @@ class LaunchDocument(OpenSection):
     lepton: Any = _not_launched(_UNRELEASED_NOTE)
 
     @property
-    def launcher(self) -> LauncherName:
-        """The launcher whose section the document has (at most one); none: interactive."""
-        return next((name for name in WITH_SECTION if getattr(self, name) is not None), INTERACTIVE)
+    def launcher(self) -> str:
+        """The launcher whose section the document has (at most one); none: interactive.
+        A plugged launcher's section is kept beside the fields (the document is open)."""
+        present = (name for name in with_section() if getattr(self, name, None) is not None)
+        return next(present, INTERACTIVE)
 
     @property
-    def launcher_section(self) -> SlurmConfig | SkyPilotConfig | None:
+    def launcher_section(self) -> LauncherSection | None:
         """The launcher's own section; None for a run on this node."""
-        return self.slurm or self.skypilot
+        name = self.launcher
+        return None if name == INTERACTIVE else getattr(self, name, None)
+
+
+class LauncherSection(Protocol):
+    """What every launcher's section model has, read beyond its own launcher: the job's
+    name and directory, and when its ``${VAR}`` references are resolved."""
+
+    references_resolved: ClassVar[str]
+    """Ends "export VAR before ...": ``the job starts``, ``you submit``."""
+
+    @property
+    def job_name(self) -> str | None: ...
+
+    @property
+    def job_dir(self) -> str | None: ...
+
+    def model_dump(self, *, mode: str = ..., exclude_defaults: bool = ...) -> dict[str, Any]: ...
+
+
+def plug_section(name: str, model: type[BaseModel]) -> None:
+    """A launcher's section ``name:``, validated on ``model`` (strict: a
+    :class:`~automodel_launch.config.types.StrictSection`), joins the launcher sections:
+    it chooses that launcher, at most one launcher section stands in a recipe, and the job
+    config leaves it out. The exported schema is not changed: it is the shipped one."""
+    taken = name in LAUNCHER_SECTIONS or name in LaunchDocument.model_fields
+    if taken or hasattr(LaunchDocument, name) or not name.isidentifier():
+        raise ValueError(f"{name!r} cannot name a launcher section: it is taken, or no name")
+    SECTION_MODELS[name] = model
+    LAUNCHERS.append(name)
+    LAUNCHER_SECTIONS.add(name)
+    PLUGGED.append(name)
+
+
+def unplug_section(name: str) -> None:
+    """Undo :func:`plug_section` (the shipped sections stay)."""
+    if name not in PLUGGED:
+        raise ValueError(f"{name!r} is no plugged launcher section")
+    for names in (LAUNCHERS, PLUGGED):
+        names.remove(name)
+    LAUNCHER_SECTIONS.discard(name)
+    del SECTION_MODELS[name]
 
 
 def job_config(data: dict[str, Any]) -> dict[str, Any]:
@@ -156,6 +201,8 @@ def unknown_key_hint(loc: tuple[str | int, ...], key: str) -> str:
 def allowed_keys(loc: tuple[str | int, ...]) -> list[str]:
     """The keys a strict mapping at ``loc`` accepts, for did-you-mean hints."""
     model: Any = LaunchDocument
+    if loc and loc[0] in PLUGGED:  # a plugged launcher's section: not a field of the document
+        model, loc = SECTION_MODELS[str(loc[0])], loc[1:]
     keyed = False  # the part is a key of a mapping of sections (skypilot.file_mounts./data)
     for part in loc:
         if isinstance(part, int) or keyed:

@@ -12,13 +12,14 @@ from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.states import STATES, State
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.jobs.sweeps import Row, SweepStatus, rows
-from automodel_launch.launcher_names import INTERACTIVE, LAUNCHED_HERE, LauncherName
+from automodel_launch.launcher_names import INTERACTIVE, launched_here
 from automodel_launch.launchers.dispatch import statuses
 
-LAUNCHER_NAMES: dict[str, LauncherName] = {
-    **{name: name for name in LAUNCHED_HERE}, "local": INTERACTIVE,
-}  # fmt: skip
-"""``--launcher`` -> the launcher of the jobs listed (``local`` is the interactive one)."""
+
+def launcher_names() -> dict[str, str]:
+    """``--launcher`` -> the launcher of the jobs listed (``local`` is the interactive one),
+    plugged launchers included."""
+    return {**{name: name for name in launched_here()}, "local": INTERACTIVE}
 
 
 class FilterError(UsageError):
@@ -31,7 +32,7 @@ class FilterError(UsageError):
 
 
 class Filters(NamedTuple):
-    launcher: LauncherName | None
+    launcher: str | None
     state: State | None
     after: float | None
     """Submitted at this time (seconds since the epoch) or later."""
@@ -42,8 +43,11 @@ def read_filters(launcher: str | None, state: str | None, since: str | None) -> 
     :func:`list_jobs` takes them; a :class:`FilterError` for a value none can match."""
     from automodel_launch.jobs.lookup import since_epoch
 
-    if launcher is not None and launcher not in LAUNCHER_NAMES:
-        raise FilterError("launcher", f"'{launcher}' is no launcher: use slurm, skypilot or local")
+    names = launcher_names()
+    if launcher is not None and launcher not in names:
+        *some, last = (name for name in names if name != INTERACTIVE)
+        use = f"{', '.join(some)} or {last}"
+        raise FilterError("launcher", f"'{launcher}' is no launcher: use {use}")
     named = next((s for s in STATES if s == state.upper()), None) if state is not None else None
     if state is not None and named is None:
         raise FilterError("state", f"'{state}' is no job state: use one of " + ", ".join(STATES))
@@ -51,7 +55,7 @@ def read_filters(launcher: str | None, state: str | None, since: str | None) -> 
         after = since_epoch(since) if since is not None else None
     except ValueError as exc:
         raise FilterError("since", str(exc)) from None
-    return Filters(LAUNCHER_NAMES[launcher] if launcher else None, named, after)
+    return Filters(names[launcher] if launcher else None, named, after)
 
 
 @dataclass(frozen=True)

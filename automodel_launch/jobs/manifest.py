@@ -36,6 +36,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from automodel_launch.errors import LaunchError
 from automodel_launch.jobs.origins import (
@@ -48,7 +49,7 @@ from automodel_launch.jobs.origins import (
     RemoteRecord,
     Text,
 )
-from automodel_launch.launcher_names import LauncherName
+from automodel_launch.launcher_names import launched_here
 from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.layout import MANIFEST
 from automodel_launch.secrets import Redactor, is_secret_name
@@ -93,6 +94,18 @@ def _detail(value: Any) -> Any:
         f"should be a boolean, an integer, a number or a text of at most {MAX_DETAIL_CHARS} "
         "characters"
     )
+
+
+def _launched_here(name: str) -> str:
+    """A launcher that runs jobs here, a plugged one too; refused in the words pydantic has
+    for a ``Literal`` of the shipped ones."""
+    names = [f"'{n}'" for n in launched_here()]
+    if name not in launched_here():
+        expected = " or ".join([", ".join(names[:-1]), names[-1]])
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+    return name
 
 
 def _not_dots(name: str) -> str:
@@ -142,7 +155,7 @@ class Manifest(BaseModel):
     id: Id
     """Ours, given at submit: 12 hex digits (6 to 32 are read), stable across reindexing."""
     name: Name
-    launcher: LauncherName
+    launcher: Annotated[str, AfterValidator(_launched_here)]
     job_dir: AbsolutePath
     submitted_at: Annotated[str, Field(pattern=_STAMP)]
     """ISO 8601, UTC."""

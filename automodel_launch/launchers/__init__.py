@@ -9,7 +9,10 @@ submit and jobs modules, and :data:`LAUNCHERS` has one row per class.
 
 Adding a launcher is one class (a module here) and one row in :data:`LAUNCHERS`; its
 name goes in :data:`automodel_launch.launcher_names.LauncherName`, the one list of names.
-Nothing else asks "which launcher is this?".
+Nothing else asks "which launcher is this?". A launcher this package does not ship is
+added while it runs with :func:`plug`: its row carries its name, its section's model and
+its job ids' grammar, and the recipe document, the manifests and ``jobs`` take it from
+there.
 
 Importing this package is cheap: the classes import what they call (the SkyPilot SDK,
 the scheduler's backends, the renderers) inside their methods, so a job command loads
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Mapping, Sequence
     from pathlib import Path
+
+    from pydantic import BaseModel
 
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
@@ -90,6 +95,11 @@ class Launcher(Protocol):
         """What the scheduler's job id looks like (checked before it reaches a command line)."""
         ...
 
+    @property
+    def section_model(self) -> type[BaseModel] | None:
+        """The model of the section ``NAME:`` that chooses it (None: chosen by no section)."""
+        ...
+
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         """What ``render`` prints: the script, the task, or the command line."""
         ...
@@ -148,3 +158,30 @@ LAUNCHERS: dict[str, Launcher] = {
 
 def launcher_of(document: LaunchDocument) -> Launcher:
     return LAUNCHERS[document.launcher]
+
+
+def plug(launcher: Launcher) -> None:
+    """Add ``launcher``, one this package does not ship, to the table while this process
+    runs: a recipe chooses it with a section of its name, validated on its
+    :attr:`~Launcher.section_model` (its errors are diagnostics as any section's), and its
+    jobs' manifests name it, their ids checked on its :attr:`~Launcher.job_id`."""
+    from automodel_launch.config.document import plug_section
+    from automodel_launch.launchers.ids import GRAMMAR
+
+    name, model = launcher.name, launcher.section_model
+    if name in LAUNCHERS or name == "local":  # ``jobs --launcher local``: the interactive one
+        raise ValueError(f"there is a launcher {name!r} already")
+    if model is None:
+        raise ValueError(f"launcher {name!r} has no section_model: a section chooses it")
+    plug_section(name, model)
+    GRAMMAR[name] = launcher.job_id
+    LAUNCHERS[name] = launcher
+
+
+def unplug(name: str) -> None:
+    """Take a plugged launcher out of the table again (the shipped ones stay)."""
+    from automodel_launch.config.document import unplug_section
+    from automodel_launch.launchers.ids import GRAMMAR
+
+    unplug_section(name)
+    del GRAMMAR[name], LAUNCHERS[name]

@@ -20,8 +20,9 @@ GRAMMAR: dict[str, re.Pattern[str]] = {
 }  # fmt: skip
 """Each launcher's job ids by its name (every name of
 :data:`automodel_launch.launcher_names.LauncherName`; its class answers
-:attr:`Launcher.job_id` from here), kept below everything that reads a job's records, so
-that checking an id asks no launcher."""
+:attr:`Launcher.job_id` from here; a plugged launcher's is added by
+:func:`automodel_launch.launchers.plug`), kept below everything that reads a job's records,
+so that checking an id asks no launcher."""
 
 
 def is_scheduler_id(launcher: str, text: str) -> bool:

@@ -135,12 +135,22 @@ class Order:
     launcher: str
     points: tuple[Fed, ...]
     limit: int
+    plugged: Launcher | None = None
+    """The launcher, when it was plugged in (:func:`automodel_launch.launchers.plug`): the
+    driver plugs it in too (its class is imported from its module as the pipe is read)."""
 
 
 def start_driver(root: Path, order: Order) -> DriverFile:
     """Start the sweep's driver process and write ``driver.json``."""
+    from dataclasses import replace
+
     from automodel_launch.jobs.driven import MODULE, DriverFile
+    from automodel_launch.launcher_names import PLUGGED
+    from automodel_launch.launchers import LAUNCHERS
     from automodel_launch.launchers.local.jobs import process_start
+
+    if order.launcher in PLUGGED:
+        order = replace(order, plugged=LAUNCHERS[order.launcher])
 
     package_parent = str(Path(__file__).parent.parent.parent)  # where automodel_launch is
     path = os.environ.get("PYTHONPATH")
@@ -201,10 +211,12 @@ def _reap_children() -> None:
 
 def main(argv: list[str]) -> int:
     """The driver: feed the points read from stdin; SIGTERM, SIGINT or SIGHUP: stop."""
-    from automodel_launch.launchers import LAUNCHERS
+    from automodel_launch.launchers import LAUNCHERS, plug
 
     (root,) = argv
     order: Order = pickle.load(sys.stdin.buffer)  # from the submit that started us
+    if order.plugged is not None and order.launcher not in LAUNCHERS:
+        plug(order.plugged)
     feeder = Feeder(LAUNCHERS[order.launcher], order.points, order.limit, say=_say)
 
     def stop(signum: int, _frame: object) -> None:

@@ -20,6 +20,7 @@ from automodel_launch.config.recipe_secrets import check_comment_secrets, check_
 from automodel_launch.config.skypilot import SkyPilotConfig, check_skypilot
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.diagnostics import Severity
+from automodel_launch.launcher_names import PLUGGED
 from automodel_launch.rules.context import Context
 from automodel_launch.rules.slurm import check_slurm
 
@@ -102,12 +103,15 @@ def fault_tolerance(ctx: Context) -> None:
     if data.get("fault_tolerance") is None or data.get("slurm") is not None:
         return
     with_skypilot = data.get("skypilot") is not None
+    plugged = next((name for name in PLUGGED if data.get(name) is not None), None)
     where = "next to skypilot:" if with_skypilot else "without a launcher"
     hint = (
         "SkyPilot recovers with skypilot.job_recovery (managed jobs)"
         if with_skypilot
         else "add a slurm: section, or remove it"
     )
+    if plugged is not None and not with_skypilot:
+        where, hint = f"next to {plugged}:", f"remove it, or launch with slurm: not {plugged}:"
     ctx.sink.add(
         "fault-tolerance-needs-slurm",
         ("fault_tolerance",),

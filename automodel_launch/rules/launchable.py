@@ -20,7 +20,7 @@ from automodel_launch.config.document import (
     UNRELEASED_LAUNCHERS,
 )
 from automodel_launch.diagnostics import Collector
-from automodel_launch.launcher_names import LAUNCHED_HERE
+from automodel_launch.launcher_names import launched_here
 from automodel_launch.rules.context import Context
 from automodel_launch.rules.recipe_key import missing_recipe_key
 
@@ -95,7 +95,7 @@ def launcher_only(ctx: Context) -> None:
     launcher = _without_recipe(ctx.data)
     if ctx.purpose != "validate" or launcher is None:
         return
-    if launcher not in LAUNCHED_HERE:
+    if launcher not in launched_here():
         return
     ctx.sink.add(
         "launcher-only",

@@ -35,6 +35,10 @@ def summary_lines(document: LaunchDocument, job_dir: Path, nproc_per_node: int) 
             ("afterwards", sky.cluster_fate),
         ]  # fmt: skip
         variables = exported_variables(sky)
+    elif document.launcher_section is not None:  # a plugged launcher: its name, its ranks
+        lines.append(("launcher", document.launcher))
+        lines.append(("resources", f"{nproc_per_node} process(es) per node"))
+        variables = []
     else:
         lines += [
             ("launcher", "local torchrun"),

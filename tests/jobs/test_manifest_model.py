@@ -112,7 +112,12 @@ def test_every_field_is_bounded(changes: dict[str, Any], message: str) -> None:
 
 
 def test_the_launchers_are_the_known_ones() -> None:
-    assert set(Manifest.model_fields["launcher"].annotation.__args__) == set(LAUNCHERS)  # type: ignore[union-attr]
+    for name in LAUNCHERS:
+        made = manifest_from_json(json.dumps(valid(launcher=name, scheduler_id=None)), "M")
+        assert made.launcher == name
+    assert problem(launcher="local") == (
+        "M is not a job manifest (launcher: Input should be 'slurm', 'skypilot' or 'interactive')"
+    )
 
 
 def test_a_local_run_with_its_process_group() -> None:

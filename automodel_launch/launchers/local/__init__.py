@@ -47,6 +47,9 @@ class Interactive:
 
         return GRAMMAR[self.name]
 
+    section_model = None
+    """No section: a recipe without one runs here."""
+
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.launchers.local.render import render_artifact
 

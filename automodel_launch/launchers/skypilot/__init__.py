@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from pydantic import BaseModel
+
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
@@ -41,6 +43,12 @@ class SkyPilot:
         from automodel_launch.launchers.ids import GRAMMAR
 
         return GRAMMAR[self.name]
+
+    @property
+    def section_model(self) -> type[BaseModel]:
+        from automodel_launch.config.skypilot import SkyPilotConfig
+
+        return SkyPilotConfig
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.launchers.skypilot.render import render_artifact

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from pydantic import BaseModel
+
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
@@ -40,6 +42,12 @@ class Slurm:
         from automodel_launch.launchers.ids import GRAMMAR
 
         return GRAMMAR[self.name]
+
+    @property
+    def section_model(self) -> type[BaseModel]:
+        from automodel_launch.config.slurm import SlurmConfig
+
+        return SlurmConfig
 
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         from automodel_launch.launchers.slurm.render import render_artifact
