@@ -188,7 +188,7 @@ def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
 
 # ------------------------------------------------------------------ the launchers
 LAUNCHER_CLASSES = sorted(
-    p / "__init__.py" for p in (PACKAGE / "launchers").iterdir() if p.is_dir()
+    p / "__init__.py" for p in (PACKAGE / "launchers").iterdir() if (p / "__init__.py").is_file()
 )
 """One package a launcher, its class in the package's ``__init__`` (beside them: the table,
 the dispatch, the id grammars)."""

@@ -156,6 +156,13 @@ LAUNCHERS: dict[str, Launcher] = {
 }
 
 
+PROTOCOL = tuple(
+    sorted(name for name in vars(Launcher) if not name.startswith("_") and name != "name")
+)
+"""What every launcher answers (``name`` first): a launcher plugged in without one of them
+is refused."""
+
+
 def launcher_of(document: LaunchDocument) -> Launcher:
     return LAUNCHERS[document.launcher]
 
@@ -168,6 +175,10 @@ def plug(launcher: Launcher) -> None:
     from automodel_launch.config.document import plug_section
     from automodel_launch.launchers.ids import GRAMMAR
 
+    missing = [member for member in PROTOCOL if not hasattr(launcher, member)]
+    if missing:
+        called = getattr(launcher, "name", type(launcher).__name__)
+        raise ValueError(f"launcher {called!r} does not answer {', '.join(missing)}")
     name, model = launcher.name, launcher.section_model
     if name in LAUNCHERS or name == "local":  # ``jobs --launcher local``: the interactive one
         raise ValueError(f"there is a launcher {name!r} already")

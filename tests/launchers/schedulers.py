@@ -5,7 +5,7 @@ again".
 
 This node's runs and the toy scheduler run every job for real: :mod:`.work` waits in the
 job for a ``release`` file. Slurm and SkyPilot have no cluster or cloud here: the fake
-Slurm commands (:class:`tests.jobs.slurm_fakes.FakeSlurm`) and the SDK replaced at its
+Slurm commands (:class:`tests.support.fake_slurm.FakeSlurm`) and the SDK replaced at its
 calls (:class:`tests.skypilot_sdk.FakeSdk`) answer as the scheduler would, and the job's
 output is what :mod:`.work` prints when this module runs it as the job would have run.
 """
@@ -25,8 +25,8 @@ import pytest
 
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.layout import JOB_CONFIG, slurm_log
-from tests.jobs.slurm_fakes import FakeSlurm
 from tests.launchers.toy import scheduler as toy_scheduler
+from tests.support.fake_slurm import FakeSlurm
 
 WORK = Path(__file__).parent / "work.py"
 ENTRY = f"{WORK} {{config}}"

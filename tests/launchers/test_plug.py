@@ -165,6 +165,7 @@ class Sectionless(Toy):
     ("launcher", "message"),
     [
         (Sectionless(), "launcher 'sectionless' has no section_model: a section chooses it"),
+        (type("Bare", (), {"name": "bare"})(), "launcher 'bare' does not answer arrays, artifact"),
         (type("Slurm", (Toy,), {"name": "slurm"})(), "there is a launcher 'slurm' already"),
         (type("Local", (Toy,), {"name": "local"})(), "there is a launcher 'local' already"),
         (type("Recipe", (Toy,), {"name": "recipe"})(), "'recipe' cannot name a launcher section"),
@@ -177,6 +178,14 @@ def test_a_launcher_that_cannot_be_plugged_is_refused(launcher: Toy, message: st
         plug(launcher)
     assert str(refused.value).startswith(message)
     assert tables() == before
+
+
+def test_every_launcher_answers_the_whole_contract() -> None:
+    from automodel_launch.launchers import LAUNCHERS, PROTOCOL
+
+    assert {"render", "submit", "statuses", "logs", "cancel", "shell", "remote"} <= set(PROTOCOL)
+    for launcher in [*LAUNCHERS.values(), Toy()]:
+        assert [m for m in PROTOCOL if not hasattr(launcher, m)] == [], launcher
 
 
 def test_its_sweep_is_fed_by_the_drivers_process_too(

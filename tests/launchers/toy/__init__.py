@@ -12,9 +12,13 @@ from tests.launchers.toy.config import ToyConfig
 from tests.launchers.toy.submit import ARTIFACT, JOB_ID
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
+    from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.submit import Handover, Submitted
 
@@ -28,6 +32,8 @@ class Toy:
     arrays = False
     """No job arrays: a sweep's points are fed to it by the sweep's driver."""
     dependencies = False
+    remote = False
+    """No named clusters: the toy scheduler runs on this host."""
     poll_seconds = 0.2
     job_id = JOB_ID
     section_model = ToyConfig
@@ -36,6 +42,23 @@ class Toy:
         from tests.launchers.toy.render import render_artifact
 
         return render_artifact(document, spec, nproc_per_node)
+
+    def shell(
+        self,
+        document: LaunchDocument,
+        environ: Mapping[str, str],
+        command: Sequence[str],
+        nodes: int | None,
+    ) -> ShellCommand:
+        from automodel_launch.launchers.shell import ShellError
+
+        raise ShellError("shell does not open toy jobs")
+
+    def repo_root(self, document: LaunchDocument) -> str | None:
+        return None
+
+    def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
+        return None
 
     def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: artifact, JOB_CONFIG: job_config}
