@@ -5,8 +5,8 @@ asked for, so ``import automodel_launch`` stays cheap::
 
     from automodel_launch import submit, status
 
-``plan``, ``jobs`` and ``settings`` are names of this package's own modules: take those
-from :mod:`automodel_launch.api`.
+``plan``, ``jobs``, ``render`` and ``settings`` are names of this package's own modules:
+take those from :mod:`automodel_launch.api`.
 """
 
 from __future__ import annotations

@@ -1,25 +1,22 @@
 """The Python API: what the commands do, returning data instead of printing it.
 
-The command line is a thin layer over these functions (it parses options, calls one of
-them, prints the result). A notebook or a script uses them the same way::
+Each function checks its arguments (:mod:`automodel_launch.api_edge`) and runs the one
+sequence of its command (:mod:`automodel_launch.commands`), which the command line runs
+too: it parses options, calls that sequence, prints the result. A notebook the same::
 
     from automodel_launch import api
 
-    reports = api.validate(["recipe.yaml"])
     plan = api.plan("recipe.yaml", sweep={"optimizer.lr": [1e-5, 1e-4]}, max_parallel=2)
-    print(plan.artifact)                      # the one array script
-    submitted = api.submit(plan)              # one sbatch; every point recorded
-    for job in api.jobs(sweep=submitted.sweep):
-        print(job["point"], job["values"], job["state"])
-    print(api.status(submitted.sweep).summary)  # 2 points: 1 RUNNING, 1 PENDING
-    api.cancel(submitted.sweep)               # every point not finished: one scancel
+    print(plan.artifact)                           # the one array script
+    submitted = api.submit(plan, preflight=True)   # the cluster asked first; one sbatch
+    print(api.status(submitted.sweep).summary)     # 2 points: 1 RUNNING, 1 PENDING
+    api.cancel(submitted.sweep)                    # every point not finished: one scancel
 
-Every function raises a :class:`~automodel_launch.errors.LaunchError` (with a message
-and a hint) for what the command line would report as an error, and for an argument of a
-type it does not take (:class:`~automodel_launch.api_edge.ArgumentError`, a TypeError
-too); its message and hint masked as the command line prints them
-(:mod:`automodel_launch.api_edge`). A plan whose points do not validate is returned with
-its diagnostics (``plan.report``), not rendered.
+Every function raises a :class:`~automodel_launch.errors.LaunchError` (message and hint)
+for what the command line reports as an error, and for an argument of a type it does not
+take (:class:`~automodel_launch.api_edge.ArgumentError`, a TypeError too), masked as the
+command line prints it. A plan whose points do not validate is returned with its
+diagnostics (``plan.report``), not rendered.
 """
 
 from __future__ import annotations
@@ -32,14 +29,14 @@ from automodel_launch import api_edge as given
 from automodel_launch.api_edge import edge
 
 if TYPE_CHECKING:
+    from automodel_launch.commands.render import Rendered
+    from automodel_launch.commands.submit import Mode, Submission
     from automodel_launch.jobs.diff import Comparison
     from automodel_launch.jobs.listing import Listing
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.jobs.sweeps import Sweep, SweepStatus
     from automodel_launch.plan.plan import JobPlan
-    from automodel_launch.plan.rerun import Mode
-    from automodel_launch.plan.submit import Submission
     from automodel_launch.results import FileReport
     from automodel_launch.settings import Settings
 
@@ -57,11 +54,27 @@ def settings(**values: Any) -> Settings:
 
 
 @edge
-def validate(paths: Sequence[str | Path], *, config: Settings | None = None) -> list[FileReport]:
-    """``validate PATH...``: one report per file found (directories are searched)."""
-    from automodel_launch.validation import validate_paths
+def validate(
+    paths: Sequence[str | Path],
+    *,
+    sets: Sequence[str] | Mapping[str, Any] = (),
+    profile: str | None = None,
+    cluster: bool = False,
+    remote: str | None = None,
+    config: Settings | None = None,
+) -> list[FileReport]:
+    """``validate PATH...``: one report per file found (directories are searched), with
+    ``profile`` and ``sets`` as ``--profile`` and ``--set``; ``cluster``: every valid
+    ``slurm:`` config also asked of the live cluster (``remote``: a named cluster over SSH,
+    else the profile's ``remote:``, else this host's Slurm), as ``--cluster``."""
+    from automodel_launch.commands.validate import validate as run
 
-    return validate_paths(given.paths(paths, "paths"), given.config(config))
+    found = given.paths(paths, "paths")
+    layers = given.layers(profile, sets)
+    asked, there = given.flag(cluster, "cluster"), given.remote(remote)
+    if there is not None and not asked:
+        raise given.ArgumentError("remote names the cluster cluster=True asks: give both")
+    return run(found, given.settings(config), layers, cluster=asked, remote=there)
 
 
 @edge
@@ -89,68 +102,77 @@ def plan(
     without, :func:`submit` plans it so again. ``snapshot``: the submitted job runs a
     snapshot of ``repo_root`` taken then (False: the live tree, as ``--no-snapshot``).
     """
-    from automodel_launch.plan.request import Request, planned
-    from automodel_launch.plan.sweep import parse_axis
-    from automodel_launch.prepare import EntryChoice
-    from automodel_launch.profiles.overrides import Layers
+    from automodel_launch.commands.plan import planned
 
-    axes = tuple(parse_axis(t) for t in given.arguments(sweep, "sweep", many=True))
-    overrides = given.overrides(sets)
-    chosen = given.optional_text(profile, "profile")
-    request = Request(
-        given.path(recipe, "recipe"), axes,
-        Layers(chosen, overrides) if chosen or overrides else None,
-        given.optional_whole(max_parallel, "max_parallel"),
-        EntryChoice(given.script_text(entry, "entry")),
-        given.optional_path(job_dir, "job_dir"), tuple(given.texts(after, "after")),
-        given.config(config), given.flag(snapshot, "snapshot"),
+    request = given.request(
+        recipe, sweep=sweep, sets=sets, profile=profile, max_parallel=max_parallel, entry=entry,
+        job_dir=job_dir, after=after, config=config, snapshot=snapshot,
     )  # fmt: skip
     return planned(request, submitting=given.flag(submitting, "submitting"))
 
 
 @edge
-def submit(recipe: str | Path | JobPlan, *, dry_run: bool = False, **options: Any) -> Submission:
-    """Submit a plan (or plan ``recipe`` first, with ``options`` as :func:`plan` takes
-    them): its files written whole, one handover for a single job or a Slurm array, each
-    point recorded, as ``submit`` does. A plan rendered to be shown (:func:`plan` without
-    ``submitting``) is planned again to be submitted, from the text it was checked from:
-    checked for submitting, in a job directory of its own, running a snapshot of
-    ``repo_root`` unless it was planned with ``snapshot=False``. Raises when its points do
-    not validate."""
-    from automodel_launch.launchers import launcher_of
-    from automodel_launch.plan.plan import JobPlan
-    from automodel_launch.plan.request import not_rendered
-    from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
+def render(
+    recipe: str | Path,
+    *,
+    sweep: Mapping[str, Sequence[Any]] | Sequence[str] = (),
+    sets: Sequence[str] | Mapping[str, Any] = (),
+    profile: str | None = None,
+    max_parallel: int | None = None,
+    entry: str | None = None,
+    nproc_per_node: int | None = None,
+    job_dir: str | Path | None = None,
+    remote: str | None = None,
+    config: Settings | None = None,
+) -> Rendered:
+    """``render CONFIG``: ``.artifact`` is what it prints (the script, task or command
+    line; a sweep's ``.points`` above it); with ``job_dir``, the job directory written
+    there (``.job_dir``, ``.files``), its scripts naming the paths of cluster ``remote``
+    (no connection is made). Raises when the recipe does not validate (``.plan.report``
+    holds the warnings of one that does)."""
+    from automodel_launch.commands.plan import refuse_failed
+    from automodel_launch.commands.render import render as run
 
-    checked_dry_run = given.flag(dry_run, "dry_run")
+    request = given.request(
+        recipe, sweep=sweep, sets=sets, profile=profile, max_parallel=max_parallel, entry=entry,
+        job_dir=job_dir, config=config, nproc_per_node=nproc_per_node,
+    )  # fmt: skip
+    there = given.remote(remote)
+    return run(request, remote=there, problems=refuse_failed(request.config.strict, "rendered"))
+
+
+@edge
+def submit(
+    recipe: str | Path | JobPlan,
+    *,
+    dry_run: bool = False,
+    preflight: bool = False,
+    remote: str | None = None,
+    **options: Any,
+) -> Submission:
+    """Submit a plan (or plan ``recipe`` first, with ``options`` as :func:`plan` takes
+    them) as ``submit`` does: aimed at cluster ``remote`` over SSH (None: the profile's
+    ``remote:``, else this host), the cluster asked first when ``preflight`` (its errors
+    refuse the job, as without ``--no-preflight``), its files written whole, one handover
+    for a single job or a Slurm array, each point recorded. A plan rendered to be shown
+    (:func:`plan` without ``submitting``) is planned again to be submitted, from the text
+    it was checked from: checked for submitting, in a job directory of its own, running a
+    snapshot of ``repo_root`` unless it was planned with ``snapshot=False``. Raises when
+    its points do not validate."""
+    from automodel_launch.commands import submit as run
+    from automodel_launch.commands.plan import refuse_failed
+    from automodel_launch.plan.plan import JobPlan
+
+    order = given.order(preflight, remote, dry_run)
     if isinstance(recipe, JobPlan):
         if options:
             raise given.ArgumentError(
                 f"api.submit: {', '.join(sorted(options))} is for a recipe; a plan is "
                 "submitted as it was planned"
             )
-        made = recipe.to_submit() if recipe.to_submit is not None else recipe
-    else:
-        known = _plan_options()
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise given.ArgumentError(
-                f"api.submit: {unknown[0]!r} is no option of a plan; give "
-                + ", ".join(sorted(known))
-            )
-        made = plan(given.path(recipe, "recipe"), submitting=True, **options)
-    if made.root is None or made.document is None:
-        raise not_rendered(made)
-    refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=False)
-    done = submit_plan(made, dry_run=checked_dry_run)
-    raise_failed(done)
-    return done
-
-
-def _plan_options() -> set[str]:
-    """What :func:`submit` passes on to :func:`plan` (it submits: ``submitting`` is its own)."""
-    found = given.signature(plan).parameters.items()
-    return {name for name, p in found if p.kind is p.KEYWORD_ONLY and name != "submitting"}
+        return run.submit_planned(recipe, order)
+    request = given.request(given.path(recipe, "recipe"), **given.plan_options(options, plan))
+    return run.submit(request, order, run.Hooks(refuse_failed(request.config.strict)))
 
 
 @edge
@@ -207,21 +229,9 @@ def find(ref: str) -> Manifest | Sweep:
 @edge
 def job(ref: str, *, point: int | None = None) -> Manifest:
     """The one job ``ref`` names; of a sweep, its point ``point`` (required then)."""
-    from automodel_launch.jobs.status import JobError
-    from automodel_launch.jobs.sweeps import Sweep
+    from automodel_launch.jobs.lookup import find_point
 
-    index = given.optional_whole(point, "point")
-    found = find(ref)
-    if isinstance(found, Sweep):
-        if index is None:
-            raise JobError(
-                f"'{ref}' is sweep {found.id} of {len(found.points)} points: give one with "
-                f"--point I (its points are {found.indexes})"
-            )
-        return found.point(index)
-    if index is not None:
-        raise JobError(f"'{ref}' is job {found.id}, not a sweep: --point is for a sweep")
-    return found
+    return find_point(given.text(ref, "ref"), given.optional_whole(point, "point"))
 
 
 @overload
@@ -297,34 +307,26 @@ def rerun(
     config: Settings | None = None,
     fresh: bool = False,
     resume: bool = False,
+    preflight: bool = False,
+    remote: str | None = None,
 ) -> Submission:
     """``rerun JOB``: submit the config and code job ``ref`` ran again as a new job, with
     ``sets`` on top (as :func:`plan` takes them); of a sweep, its point ``point``. Raises
     when the config no longer validates (the diagnostics in the message). ``fresh``,
     ``resume``: as ``--fresh``/``--resume`` (by default it resumes unless ``sets`` change a
-    recipe value)."""
-    from automodel_launch.errors import LaunchError
-    from automodel_launch.launchers import launcher_of
-    from automodel_launch.plan.rerun import plan_rerun
-    from automodel_launch.plan.submit import raise_failed, refuse_unsupported, submit_plan
+    recipe value); ``preflight``, ``remote`` as :func:`submit` takes them (by default, the
+    cluster job ``ref`` ran on)."""
+    from automodel_launch.commands import submit as run
 
     if not isinstance(ref, str) and point is not None:
         raise given.ArgumentError("point names a point of the sweep ref names: give ref a text")
     if given.flag(fresh, "fresh") and given.flag(resume, "resume"):
         raise given.ArgumentError("fresh and resume: choose one")
     first = job(ref, point=point) if isinstance(ref, str) else given.one_job(ref, "ref")
-    chosen = given.config(config)
+    chosen = given.settings(config)
     overrides = given.overrides(sets)
     where = given.optional_path(job_dir, "job_dir")
-    checked_dry_run = given.flag(dry_run, "dry_run")
+    order = given.order(preflight, remote, dry_run)
     mode: Mode = "fresh" if fresh else "resume" if resume else "auto"
-    again = plan_rerun(first, chosen, overrides, checkpoints=mode)
-    made = again.plan
-    if made.failed(chosen.strict) or made.document is None:
-        errors = "; ".join(d.message for d in made.report.diagnostics if d.is_error)
-        raise LaunchError(f"job {first.id} cannot be run again: {errors}")
-    refuse_unsupported(made, launcher_of(made.document).name, detach=False, after=False)
-    again.render(where)
-    done = submit_plan(made, dry_run=checked_dry_run)
-    raise_failed(done)
-    return done
+    hooks = run.Hooks(run.not_again(first, chosen.strict))
+    return run.rerun(first, chosen, overrides, mode, where, order, hooks)

@@ -30,9 +30,11 @@ from automodel_launch.errors import LaunchError, UsageError
 if TYPE_CHECKING:
     import inspect
 
+    from automodel_launch.commands.plan import Request
+    from automodel_launch.commands.submit import Order
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.sweeps import Sweep
-    from automodel_launch.profiles.overrides import Override
+    from automodel_launch.profiles.overrides import Layers, Override
     from automodel_launch.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -200,7 +202,7 @@ def arguments(given: object, name: str, *, many: bool) -> list[str]:
     return written
 
 
-def config(value: object) -> Settings:
+def settings(value: object) -> Settings:
     """``config``: what :func:`automodel_launch.api.settings` returns; None: the settings
     a command would use."""
     from automodel_launch.settings import Settings, SettingsError, resolve_settings
@@ -223,6 +225,75 @@ def overrides(sets: object) -> tuple[Override, ...]:
         return tuple(parse_override(t) for t in arguments(sets, "sets", many=False))
     except OverrideError as exc:
         raise UsageError(f"sets: {exc}") from None
+
+
+def layers(profile: object, sets: object) -> Layers | None:
+    """``profile`` and ``sets`` as ``--profile`` and ``--set`` read them (None: neither)."""
+    from automodel_launch.profiles.overrides import Layers
+
+    chosen, found = optional_text(profile, "profile"), overrides(sets)
+    return Layers(chosen, found) if chosen or found else None
+
+
+def remote(value: object) -> str | None:
+    """``remote``: a named cluster of the profile file's ``clusters:`` (None: the profile's
+    ``remote:``, else this host); whether it is defined is checked where it is used."""
+    found = optional_text(value, "remote")
+    if found == "":
+        raise UsageError("remote is empty: give a cluster's name, or None for the profile's "
+                         "remote: (else this host)")  # fmt: skip
+    return found
+
+
+def request(
+    recipe: object,
+    *,
+    sweep: object = (),
+    sets: object = (),
+    profile: object = None,
+    max_parallel: object = None,
+    entry: object = None,
+    job_dir: object = None,
+    after: object = (),
+    config: object = None,
+    snapshot: object = True,
+    nproc_per_node: object = None,
+) -> Request:
+    """What ``api.plan``, ``api.render`` and ``api.submit`` are asked, each argument
+    checked as the command line checks its option."""
+    from automodel_launch.commands.plan import Request
+    from automodel_launch.plan.sweep import parse_axis
+    from automodel_launch.prepare import EntryChoice
+    from automodel_launch.snapshot import CodeOptions
+
+    axes = tuple(parse_axis(t) for t in arguments(sweep, "sweep", many=True))
+    nproc = None if nproc_per_node is None else whole(nproc_per_node, "nproc_per_node", at_least=1)
+    return Request(
+        path(recipe, "recipe"), axes, layers(profile, sets),
+        optional_whole(max_parallel, "max_parallel"), EntryChoice(script_text(entry, "entry")),
+        optional_path(job_dir, "job_dir"), tuple(texts(after, "after")), settings(config),
+        CodeOptions() if flag(snapshot, "snapshot") else None, nproc,
+    )  # fmt: skip
+
+
+def plan_options(options: dict[str, Any], plan: Callable[..., Any]) -> dict[str, Any]:
+    """``api.submit``'s ``options``, each one ``plan`` takes (``submitting`` is submit's)."""
+    found = signature(plan).parameters.items()
+    known = {name for name, p in found if p.kind is p.KEYWORD_ONLY and name != "submitting"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ArgumentError(
+            f"api.submit: {unknown[0]!r} is no option of a plan; give " + ", ".join(sorted(known))
+        )
+    return options
+
+
+def order(preflight: object, there: object, dry_run: object) -> Order:
+    """How ``api.submit`` and ``api.rerun`` submit."""
+    from automodel_launch.commands.submit import Order
+
+    checked = flag(preflight, "preflight"), remote(there), flag(dry_run, "dry_run")
+    return Order(preflight=checked[0], remote=checked[1], dry_run=checked[2])
 
 
 def target(ref: object) -> Manifest | Sweep:

@@ -163,6 +163,7 @@ VALIDATE_RENDER_SCHEMA = [
     *LAUNCHER_RENDERERS,
     *modules("report"), *modules("validation"), *modules("schema"), *modules("prepare"),
     *modules("cli/validate"), *modules("cli/render"), *modules("cli/schema"), *modules("cli/fast"),
+    *modules("commands/plan"), *modules("commands/render"), *modules("commands/validate"),
 ]  # fmt: skip
 
 
@@ -178,12 +179,78 @@ def test_validate_render_and_schema_never_import_job_tracking(path: Path) -> Non
     ids=str,
 )  # fmt: skip
 def test_the_validate_path_never_reaches_the_cluster(path: Path) -> None:
-    assert (
-        crosses(
-            path, ("automodel_launch.launchers.slurm.cluster", "automodel_launch.cli.preflight")
-        )
-        == []
+    forbidden = ("automodel_launch.launchers.slurm.cluster", "automodel_launch.commands.preflight")
+    assert crosses(path, forbidden) == []
+
+
+# ------------------------------------------------------------------ one door
+THIN_COMMANDS = ["cli/submit.py", "cli/rerun.py", "cli/render.py", "cli/validate.py", "cli/fast.py"]
+"""Command modules that parse options, call :mod:`automodel_launch.commands` (or the API)
+and print what it returns."""
+INTERNALS = (
+    "automodel_launch.plan", "automodel_launch.submit", "automodel_launch.render",
+    "automodel_launch.remote", "automodel_launch.launchers",
+    "automodel_launch.jobdir", "automodel_launch.validation", "automodel_launch.prepare",
+    "automodel_launch.snapshot",
+)  # fmt: skip
+"""What a submit, render or validate is made of: the commands' sequences use them."""
+OPTION_VALUES = {"automodel_launch.prepare.EntryChoice", "automodel_launch.snapshot.CodeOptions"}
+"""Values an option is read into (the entry point, the snapshot's options)."""
+
+
+def imported_names(path: Path) -> list[str]:
+    """Each name ``path`` imports (``module.name`` for ``from module import name``), at
+    the top, inside functions and under TYPE_CHECKING alike."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
+    return found
+
+
+def shortcuts(path: Path) -> list[str]:
+    """The names ``path`` takes from the commands' parts, option values aside."""
+    return [
+        name for name in imported_names(path)
+        if name.startswith(tuple(f + "." for f in INTERNALS)) and name not in OPTION_VALUES
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", THIN_COMMANDS)
+def test_the_command_line_goes_through_one_door(module: str) -> None:
+    """submit, rerun, render and validate on the command line take no shortcut to what
+    their sequences are made of: they reach it through the commands (or the API)."""
+    assert shortcuts(PACKAGE / module) == []
+    names = imported_names(PACKAGE / module)
+    assert any(n.startswith(("automodel_launch.commands.", "automodel_launch.api")) for n in names)
+
+
+def test_the_door_check_sees_every_kind_of_shortcut(tmp_path: Path) -> None:
+    shortcut = tmp_path / "shortcut.py"
+    shortcut.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from automodel_launch.prepare import EntryChoice\n"
+        "if TYPE_CHECKING:\n"
+        "    from automodel_launch.plan.plan import JobPlan\n"
+        "def command() -> None:\n"
+        "    from automodel_launch.plan.submit import submit_plan\n"
+        "    import automodel_launch.remote.target\n"
+        "    from automodel_launch.launchers.slurm.cluster import preflight\n"
     )
+    assert shortcuts(shortcut) == [
+        "automodel_launch.plan.plan.JobPlan", "automodel_launch.plan.submit.submit_plan",
+        "automodel_launch.remote.target", "automodel_launch.launchers.slurm.cluster.preflight",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", modules("commands"), ids=lambda p: p.name)
+def test_the_commands_print_nothing(path: Path) -> None:
+    """What a command shows is its caller's: the commands return data, and take hooks."""
+    forbidden = ("automodel_launch.cli", "automodel_launch.report", "rich", "typer", "click")
+    assert crosses(path, forbidden) == []
+    assert "print(" not in path.read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ the launchers
@@ -280,8 +347,8 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
         if not path.is_relative_to(PACKAGE / "launchers") and uses_the_table(path)
     )
     assert users == [
-        "api.py", "cli/rerun.py", "cli/submit.py", "job_shell.py", "plan/after.py",
-        "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/request.py", "plan/submit.py",
+        "commands/plan.py", "commands/submit.py", "job_shell.py", "plan/after.py",
+        "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py",
         "prepare.py",
         "remote/job_shell.py", "remote/target.py",
         "render/job.py",
@@ -289,7 +356,7 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
     ]  # fmt: skip
     validate_path = (
         modules("config") + modules("loading") + modules("rules") + modules("validation")
-        + modules("cli/validate") + modules("cli/fast")
+        + modules("cli/validate") + modules("cli/fast") + modules("commands/validate")
     )  # fmt: skip
     assert [str(p) for p in validate_path if crosses(p, ("automodel_launch.launchers",))] == []
     dispatchers = sorted(

@@ -76,9 +76,9 @@ def validate(args: list[str]) -> int | None:
     # validate starts no other process: skip pydantic's search of installed plugins
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _answer_plugin_search()
+    from automodel_launch.commands.validate import validate as check
     from automodel_launch.report import write_report
     from automodel_launch.settings import SettingsError, resolve_settings
-    from automodel_launch.validation import validate_paths
 
     flags, files = parsed
     sets, profile = flags.pop("set", None), flags.pop("profile", None)
@@ -94,7 +94,7 @@ def validate(args: list[str]) -> int | None:
         settings = resolve_settings(**flags)
     except SettingsError:
         return None
-    reports = validate_paths(files, settings, layers, spread=True)
+    reports = check(files, settings, layers, spread=True)
     write_report(
         reports,
         settings.format,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -17,9 +17,6 @@ from automodel_launch.cli.common import (
     entry_value,
     script_value,
 )
-
-if TYPE_CHECKING:
-    from automodel_launch.plan.plan import JobPlan
 
 EntryOption = Annotated[
     Optional[str],  # noqa: UP045 (typer reads the annotation at run time)
@@ -82,57 +79,21 @@ def command(
     remote: RemoteOption = None,
 ) -> None:
     """Print the SBATCH script, SkyPilot task or torchrun command for CONFIG."""
-    from automodel_launch.checks import local_gpu_count
     from automodel_launch.cli.common import layers, load_settings, report_problems, sweep_axes
-    from automodel_launch.errors import LaunchError, UsageError
-    from automodel_launch.jobdir import JobDirError
-    from automodel_launch.plan.plan import plan_jobs
-    from automodel_launch.plan.render import SweepScriptError, render_plan
+    from automodel_launch.commands.plan import Request
+    from automodel_launch.commands.render import render
     from automodel_launch.prepare import EntryChoice
 
     settings = load_settings(check_paths=check_paths)
-    choice = EntryChoice(entry, recipe_command, domain)
-    plan = plan_jobs(
-        config, settings, entry=choice, axes=sweep_axes(sweeps), max_parallel=max_parallel,
-        layers=layers(profile, sets),
+    request = Request(
+        config, tuple(sweep_axes(sweeps)), layers(profile, sets), max_parallel,
+        EntryChoice(entry, recipe_command, domain), job_dir, (), settings, None, nproc_per_node,
     )  # fmt: skip
-    report_problems(plan.report, settings)
-    if remote and job_dir is None:
-        raise UsageError(
-            f"--remote {remote}: give --job-dir too",
-            hint="the job directory is written here; its script names its place on the cluster",
-        )
-    if job_dir is not None:
-        from automodel_launch.remote.target import aim
-
-        aim(plan, remote, job_dir)  # no connection: the script names the cluster's paths
-    try:
-        render_plan(
-            plan, entry=choice, job_dir=job_dir, nproc_per_node=nproc_per_node or local_gpu_count()
-        )
-    except (JobDirError, SweepScriptError) as exc:  # --job-dir or a sweep cannot be used
-        raise UsageError(str(exc), hint=exc.hint) from None
-    if plan.is_sweep:
-        typer.echo(_plan_text(plan), err=True)
-    if job_dir is None:
-        sys.stdout.write(plan.artifact)
+    shown = render(
+        request, remote=remote, problems=lambda plan: report_problems(plan.report, settings),
+        points=lambda text: typer.echo(text, err=True),
+    )  # fmt: skip
+    if shown.job_dir is None:
+        sys.stdout.write(shown.artifact)
         return
-    from automodel_launch.jobdir import write_job_dir
-
-    assert plan.root is not None
-    try:
-        write_job_dir(plan.root, plan.files)  # a JobDirError: exit 1
-    except OSError as exc:
-        raise LaunchError(str(exc)) from None
-    typer.echo(f"wrote {plan.root}/: " + ", ".join(sorted(plan.files)), err=True)
-
-
-def _plan_text(plan: JobPlan) -> str:
-    """The points and their values, above the script."""
-    limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
-    lines = [f"sweep: {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"]
-    checkpoints = plan.checkpoints.line if plan.checkpoints is not None else None
-    if checkpoints is not None:
-        lines.append(f"  checkpoints: {checkpoints}")
-    lines += [f"  point {job.point.index}: {job.point.label}" for job in plan.jobs]
-    return "\n".join(lines)
+    typer.echo(f"wrote {shown.job_dir}/: " + ", ".join(shown.files), err=True)

@@ -2,8 +2,9 @@
 
 The same config (JOB's ``launch.yaml``: its recipe and launcher sections with the profile
 and ``--set`` values it ran with) and the same code (JOB's snapshot), with ``--set``
-values on top; checked and submitted as ``submit`` does (:mod:`automodel_launch.plan.rerun`).
-Its summary says where it writes its checkpoints and what it resumes from.
+values on top; checked and submitted as ``submit`` does
+(:func:`automodel_launch.commands.submit.rerun`). Its summary says where it writes its
+checkpoints and what it resumes from.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import typer
 from automodel_launch.cli.common import SetOption, script_value
 
 if TYPE_CHECKING:
+    from automodel_launch.commands.submit import Mode
     from automodel_launch.jobs.manifest import Manifest
-    from automodel_launch.plan.rerun import Mode
 
 
 def command(
@@ -70,16 +71,10 @@ def command(
     ] = None,
 ) -> None:
     """Submit the config and code job JOB ran again, as a new job (--set on top)."""
-    from automodel_launch.cli.common import layers, load_settings, report_problems
-    from automodel_launch.cli.submit import ask_the_cluster, hand_over
+    from automodel_launch.cli.common import layers, load_settings
+    from automodel_launch.cli.submit import hooks, said
+    from automodel_launch.commands import submit as run
     from automodel_launch.errors import UsageError
-    from automodel_launch.jobdir import JobDirError
-    from automodel_launch.launchers import launcher_of
-    from automodel_launch.plan.rerun import plan_rerun
-    from automodel_launch.plan.submit import refuse_unsupported
-    from automodel_launch.remote.session import connected
-    from automodel_launch.remote.target import aim, placed
-    from automodel_launch.render.entry import EntryError
 
     if fresh and resume:
         raise UsageError("--fresh and --resume: choose one")
@@ -88,22 +83,9 @@ def command(
     given = layers(None, sets)
     mode: Mode = "fresh" if fresh else "resume" if resume else "auto"
     overrides = given.overrides if given is not None else ()
-    rerun = plan_rerun(first, settings, overrides, checkpoints=mode)
-    plan = rerun.plan
-    there = remote or (first.remote.name if first.remote is not None else None)
-    session = aim(plan, there, job_dir) if plan.document is not None else None
-    with connected(session):
-        if not no_preflight:
-            ask_the_cluster(plan)
-        report_problems(plan.report, settings)
-        assert plan.document is not None
-        refuse_unsupported(plan, launcher_of(plan.document).name, detach=detach, after=False)
-        try:
-            rerun.render(job_dir)
-        except (JobDirError, EntryError) as exc:
-            raise UsageError(str(exc), hint=exc.hint) from None
-        placed(plan, session)
-        hand_over(plan, dry_run=dry_run, detach=detach)
+    order = run.Order(preflight=not no_preflight, remote=remote, dry_run=dry_run, detach=detach)
+    done = run.rerun(first, settings, overrides, mode, job_dir, order, hooks(settings))
+    said(done, dry_run=dry_run)
 
 
 def _first(job: str, point: int | None) -> Manifest:

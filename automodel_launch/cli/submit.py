@@ -21,7 +21,8 @@ from automodel_launch.cli.render import CommandOption, DomainOption, EntryOption
 from automodel_launch.layout import LOCAL_LOG
 
 if TYPE_CHECKING:
-    from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.commands.submit import Hooks, Submission
+    from automodel_launch.settings import Settings
     from automodel_launch.snapshot import CodeOptions
 
 
@@ -103,76 +104,42 @@ def command(
     remote: RemoteOption = None,
 ) -> None:
     """Submit CONFIG to its launcher: sbatch, SkyPilot, or torchrun on this node."""
-    from automodel_launch.checks import local_gpu_count
-    from automodel_launch.cli.common import layers, load_settings, report_problems
-    from automodel_launch.errors import UsageError
-    from automodel_launch.jobdir import JobDirError
-    from automodel_launch.launchers import launcher_of
-    from automodel_launch.plan.after import dependency
-    from automodel_launch.plan.plan import plan_jobs
-    from automodel_launch.plan.render import SweepScriptError, render_plan
-    from automodel_launch.plan.submit import refuse_unsupported
+    from automodel_launch.cli.common import layers, load_settings
+    from automodel_launch.commands import submit as run
+    from automodel_launch.commands.plan import Request
     from automodel_launch.prepare import EntryChoice
-    from automodel_launch.remote.session import connected
-    from automodel_launch.remote.target import aim, placed
-    from automodel_launch.render.entry import EntryError
 
     settings = load_settings(check_paths=check_paths, check_env=True)
-    choice = EntryChoice(entry, recipe_command, domain)
-    plan = plan_jobs(
-        config, settings, entry=choice, axes=sweep_axes(sweeps), max_parallel=max_parallel,
-        layers=layers(profile, sets), submitting=True,
+    axes, given = tuple(sweep_axes(sweeps)), layers(profile, sets)
+    code = _code(no_snapshot, snapshot_untracked, require_clean)  # before the file is read
+    request = Request(
+        config, axes, given, max_parallel, EntryChoice(entry, recipe_command, domain), job_dir,
+        tuple(after or ()), settings, code, nproc_per_node,
     )  # fmt: skip
-    document = plan.document
-    session = aim(plan, remote, job_dir) if document is not None else None
-    with connected(session):
-        if not no_preflight:
-            ask_the_cluster(plan)
-        report_problems(plan.report, settings)
-        assert document is not None
-        refuse_unsupported(plan, launcher_of(document).name, detach=detach, after=bool(after))
-        code = _code(no_snapshot, snapshot_untracked, require_clean)
-        try:
-            render_plan(
-                plan, entry=choice, job_dir=job_dir,
-                nproc_per_node=nproc_per_node or local_gpu_count(), submitting=True,
-                after=dependency(after or (), plan.remote.name if plan.remote else None), code=code,
-            )  # fmt: skip
-        except (JobDirError, EntryError, SweepScriptError) as exc:
-            raise UsageError(str(exc), hint=exc.hint) from None
-        placed(plan, session)
-        hand_over(plan, dry_run=dry_run, detach=detach)
+    order = run.Order(preflight=not no_preflight, remote=remote, dry_run=dry_run, detach=detach)
+    said(run.submit(request, order, hooks(settings)), dry_run=dry_run)
 
 
-def ask_the_cluster(plan: JobPlan) -> None:
-    """Preflight: the Slurm cluster's word on the plan, added to every point's report."""
-    document = plan.document
-    if document is None or document.slurm is None:
-        return
-    from automodel_launch.cli.preflight import preflight_report
-    from automodel_launch.diagnostics import sort_key
+def hooks(settings: Settings) -> Hooks:
+    """What ``submit`` and ``rerun`` show while they work: the plan's diagnostics (stopping
+    on a failed one), notes and the summary on stderr, a spinner, each launcher's line."""
+    from automodel_launch.cli.common import report_problems
+    from automodel_launch.commands.submit import Hooks
 
-    first = plan.jobs[0].report
-    known = set(first.diagnostics)
-    tasks = len(plan.jobs) if plan.is_sweep else 0
-    preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
-    found = [d for d in first.diagnostics if d not in known]
-    for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
-        job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
+    def summaries(done: Submission) -> None:
+        for line in done.summaries:
+            typer.echo(line)
+
+    return Hooks(
+        problems=lambda plan: report_problems(plan.report, settings),
+        say=lambda line: typer.echo(line, err=True), progress=_progress, handed=summaries,
+    )  # fmt: skip
 
 
-def hand_over(plan: JobPlan, *, dry_run: bool, detach: bool) -> None:
-    """Write, submit and record a rendered plan, and say what became of it."""
-    from automodel_launch.plan.submit import raise_failed, submit_plan
+def said(done: Submission, *, dry_run: bool) -> None:
+    """What became of a submit: where it is recorded, or why it could not be."""
     from automodel_launch.secrets import display
 
-    done = submit_plan(
-        plan, dry_run=dry_run, detach=detach, say=lambda line: typer.echo(line, err=True),
-        progress=_progress, summary=_summary,
-    )  # fmt: skip
-    for line in done.summaries:
-        typer.echo(line)
-    raise_failed(done)
     if dry_run:
         return
     if done.warnings:
@@ -183,46 +150,6 @@ def hand_over(plan: JobPlan, *, dry_run: bool, detach: bool) -> None:
     else:
         job_id = done.manifests[0].id
         typer.echo(f"recorded as job {job_id}: automodel-launch status {job_id}")
-
-
-def _summary(plan: JobPlan) -> list[str]:
-    from automodel_launch.snapshot.summary import code_lines
-    from automodel_launch.submit.summary import summary_lines
-
-    job = plan.jobs[0].prepared
-    assert job.document is not None and plan.root is not None
-    lines = summary_lines(job.document, plan.root, job.nproc_per_node)
-    lines += code_lines(job.document, plan.snapshot)
-    if plan.rerun_of is not None:
-        lines.append(f"  {'rerun of':<13}  job {plan.rerun_of.id} ({plan.rerun_of.name})")
-    checkpoints = _checkpoints(plan)
-    if checkpoints is not None:
-        lines.append(f"  {'checkpoints':<13}  {checkpoints}")
-    if plan.is_sweep:
-        limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
-        lines.append(
-            f"  sweep          {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"
-        )
-    return lines
-
-
-def _checkpoints(plan: JobPlan) -> str | None:
-    """Where a sweep's points or a rerun write their checkpoints, and what a rerun resumes
-    from (its directory looked into here, unless it is on a named cluster)."""
-    from automodel_launch.plan.checkpoints import Latest, latest
-
-    if plan.checkpoints is not None:
-        return plan.checkpoints.line
-    rerun = plan.rerun_checkpoints
-    if rerun is None:
-        return None
-    if rerun.own:
-        found = Latest()
-    elif plan.remote is not None:
-        found = Latest(note=f"not looked into: on cluster {plan.remote.name}")
-    else:
-        found = latest(rerun.directory)
-    return rerun.line(found)
 
 
 def _code(no_snapshot: bool, untracked: bool, require_clean: bool) -> CodeOptions | None:

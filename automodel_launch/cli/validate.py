@@ -56,8 +56,8 @@ def command(
 ) -> None:
     """Check launcher configs; report every problem in every file at once."""
     from automodel_launch.cli.common import layers, load_settings
+    from automodel_launch.commands.validate import validate
     from automodel_launch.report import write_report
-    from automodel_launch.validation import validate_paths
 
     settings = load_settings(
         format=output_format,
@@ -68,15 +68,8 @@ def command(
     )
     if remote and not cluster:
         raise typer.BadParameter("--remote names the cluster --cluster asks: give both")
-    reports = validate_paths(files, settings, layers(profile, sets), spread=not cluster)
-    if cluster:
-        from automodel_launch.cli.preflight import preflight_reports
-        from automodel_launch.remote.session import RemoteSession, connected
-        from automodel_launch.remote.target import chosen
-
-        named = chosen(remote, reports[0] if reports else None)
-        with connected(RemoteSession(named) if named is not None else None):
-            preflight_reports(reports)
+    given = layers(profile, sets)
+    reports = validate(files, settings, given, cluster=cluster, remote=remote, spread=True)
     write_report(
         reports,
         settings.format,

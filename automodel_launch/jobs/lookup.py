@@ -57,6 +57,21 @@ def find_job(text: str) -> Manifest:
     return found
 
 
+def find_point(text: str, point: int | None) -> Manifest:
+    """The one job JOB names; of a sweep, its point ``point`` (``--point``, required then)."""
+    found = find_job_or_sweep(text)
+    if isinstance(found, Sweep):
+        if point is None:
+            raise JobError(
+                f"'{text}' is sweep {found.id} of {len(found.points)} points: give one with "
+                f"--point I (its points are {found.indexes})"
+            )
+        return found.point(point)
+    if point is not None:
+        raise JobError(f"'{text}' is job {found.id}, not a sweep: --point is for a sweep")
+    return found
+
+
 def find_job_or_sweep(text: str) -> Manifest | Sweep:
     """What JOB names, a job or a sweep: a job's id, scheduler id or directory first, then a
     sweep's id or job array, then a name (the newest job or sweep of that name), then a

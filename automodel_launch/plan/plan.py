@@ -13,7 +13,7 @@ script, :mod:`automodel_launch.plan.layout`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from automodel_launch.plan.sweep import Axis, Point, points, recorded
 from automodel_launch.results import FileReport
 
 if TYPE_CHECKING:
+    from automodel_launch.commands.plan import Request
     from automodel_launch.config.document import LaunchDocument
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.loading import LoadResult
@@ -81,8 +82,8 @@ class JobPlan:
     """The named cluster the plan is submitted to over SSH (None: this host's Slurm)."""
     placement: Placement | None = None
     """Where its job directories are written here and copied to there (with ``remote``)."""
-    to_submit: Callable[[], JobPlan] | None = None
-    """A plan rendered to be shown: how to plan it again to be submitted (checked for
+    to_submit: Request | None = None
+    """A plan rendered to be shown: what to plan again to submit it (checked for
     submitting, a job directory of its own, the snapshot taken), as ``submit`` plans it;
     None: rendered to be submitted (or not rendered)."""
     sweep_id: str | None = None

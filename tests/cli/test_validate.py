@@ -367,7 +367,7 @@ def test_validate_without_cluster_never_reads_the_cluster(tmp_path: Path) -> Non
         "    pass\n"
         "found = sorted(m for m in sys.modules\n"
         "               if m.startswith('automodel_launch.launchers.slurm.cluster')\n"
-        "               or m in ('automodel_launch.cli.preflight', 'subprocess'))\n"
+        "               or m in ('automodel_launch.commands.preflight', 'subprocess'))\n"
         "print('CLUSTER', found, file=sys.stderr)\n"
     )
     result = subprocess.run(

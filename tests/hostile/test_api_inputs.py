@@ -70,6 +70,18 @@ CASES: list[tuple[str, Callable[[Path], Any], str]] = [
     ("validate", lambda p: api.validate([R], config={}), "config takes what api.settings() "
      "returns, not dict"),
     ("validate", lambda p: api.validate(), "api.validate: missing a required argument: 'paths'"),
+    ("validate", lambda p: api.validate([R], sets="x=1"), "sets takes a list of texts, not str"),
+    ("validate", lambda p: api.validate([R], sets=["x"]), "sets: 'x' has no '=': write "
+     "KEY=VALUE, e.g. slurm.nodes=4"),
+    ("validate", lambda p: api.validate([R], profile=3), "profile takes a text, not int"),
+    ("validate", lambda p: api.validate([R], cluster="yes"), "cluster takes True or False, not "
+     "str"),
+    ("validate", lambda p: api.validate([R], remote="lab"), "remote names the cluster "
+     "cluster=True asks: give both"),
+    ("validate", lambda p: api.validate([R], cluster=True, remote=3), "remote takes a text, not "
+     "int"),
+    ("validate", lambda p: api.validate([R], cluster=True, remote="nosuch"), "no cluster "
+     "'nosuch': no profile file defines clusters:"),
     ("plan", lambda p: api.plan(3), "recipe takes a path (a text or a Path), not int"),
     ("plan", lambda p: api.plan(_BytesPath()), "recipe takes a path (a text or a Path), not "
      "bytes"),
@@ -113,7 +125,31 @@ CASES: list[tuple[str, Callable[[Path], Any], str]] = [
      "not str"),
     ("plan", lambda p: api.plan(R, bogus=1), "api.plan: got an unexpected keyword argument "
      "'bogus'"),
+    ("render", lambda p: api.render(3), "recipe takes a path (a text or a Path), not int"),
+    ("render", lambda p: api.render(R, sets="slurm.nodes=2"), "sets takes a list of texts, not "
+     "str"),
+    ("render", lambda p: api.render(R, nproc_per_node=0), "nproc_per_node is at least 1, not 0"),
+    ("render", lambda p: api.render(R, nproc_per_node="2"), "nproc_per_node takes a whole "
+     "number, not str"),
+    ("render", lambda p: api.render(R, remote=3), "remote takes a text, not int"),
+    ("render", lambda p: api.render(R, remote="lab"), "--remote lab: give --job-dir too"),
+    ("render", lambda p: api.render(R, job_dir="out", remote="a b"), "--remote: 'a b' is not a "
+     "cluster name"),
+    ("render", lambda p: api.render(R, job_dir=str(p / R)), f"{os.sep}r.yaml already exists "
+     "and is not empty; pick a new job directory"),
+    ("render", lambda p: api.render(R, submitting=True), "api.render: got an unexpected keyword "
+     "argument 'submitting'"),
     ("submit", lambda p: api.submit(3), "recipe takes a path (a text or a Path), not int"),
+    ("submit", lambda p: api.submit(R, preflight="yes"), "preflight takes True or False, not "
+     "str"),
+    ("submit", lambda p: api.submit(R, remote=3), "remote takes a text, not int"),
+    ("submit", lambda p: api.submit(R, remote=""), "remote is empty: give a cluster's name, or "
+     "None for the profile's remote: (else this host)"),
+    ("submit", lambda p: api.submit(R, remote="nosuch"), "no cluster 'nosuch': no profile file "
+     "defines clusters:"),
+    ("submit", lambda p: api.submit(api.plan(R, submitting=True), remote="lab"), "api.submit: "
+     "remote is for a recipe or a plan to be shown; this plan was rendered to be submitted "
+     "(submitting=True), aimed where its profile sends it"),
     ("submit", lambda p: api.submit(R, bogus=1), "api.submit: 'bogus' is no option of a plan; "
      "give after, config, entry, job_dir, max_parallel, profile, sets, snapshot, sweep"),
     ("submit", lambda p: api.submit(R, submitting=False), "api.submit: 'submitting' is no "
@@ -165,6 +201,9 @@ CASES: list[tuple[str, Callable[[Path], Any], str]] = [
     ("rerun", lambda p: api.rerun(_one(p), job_dir=3), "job_dir takes a path (a text or a "
      "Path), not int"),
     ("rerun", lambda p: api.rerun(_one(p), dry_run=1), "dry_run takes True or False, not int"),
+    ("rerun", lambda p: api.rerun(_one(p), preflight=1), "preflight takes True or False, not "
+     "int"),
+    ("rerun", lambda p: api.rerun(_one(p), remote=["lab"]), "remote takes a text, not list"),
     ("rerun", lambda p: api.rerun(_one(p), config=object()), "config takes what "
      "api.settings() returns, not object"),
     ("rerun", lambda p: api.rerun(SWEEP, point=True), "point takes a whole number or None, "
@@ -253,6 +292,9 @@ def _token_calls(value: str) -> dict[str, Callable[[], Any]]:
         "plan-sweep": lambda: api.plan(R, sweep=[value]),
         "plan-after": lambda: api.plan(R, after=[value]),
         "plan-job_dir": lambda: api.submit(R, job_dir=f"{value}\n"),
+        "submit-remote": lambda: api.submit(R, remote=value),
+        "render-remote": lambda: api.render(R, remote=value, job_dir="out"),
+        "validate-remote": lambda: api.validate([R], cluster=True, remote=value),
         "jobs-state": lambda: api.jobs(state=value),
         "jobs-launcher": lambda: api.jobs(launcher=value),
         "job_list-since": lambda: api.job_list(since=value),

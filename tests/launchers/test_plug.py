@@ -105,7 +105,7 @@ def test_it_is_one_launcher_section_among_the_others() -> None:
 
 @pytest.mark.usefixtures("toy")
 def test_submit_says_which_launcher_takes_the_job() -> None:
-    from automodel_launch.submit.summary import summary_lines
+    from automodel_launch.commands.summary import summary_lines
 
     _, made = check(RECIPE + "toy:\n  queue: gpu\n")
     assert summary_lines(made, Path("/jobs/x"), 2) == [

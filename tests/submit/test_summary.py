@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from automodel_launch.commands.summary import summary_lines
 from automodel_launch.config.document import LaunchDocument
-from automodel_launch.submit.summary import summary_lines
 
 SLURM = {"container_image": "nvcr.io/nvidia/nemo:dev"}
 

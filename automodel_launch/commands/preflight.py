@@ -2,7 +2,8 @@
 
 The rules live in :mod:`automodel_launch.launchers.slurm.cluster`; this module connects them to the
 commands: which reports, which script, and what "no Slurm here" does (one error line,
-exit 1: a :class:`PreflightError`).
+exit 1: a :class:`PreflightError`). The cluster asked is the one of the session in play
+(:func:`automodel_launch.remote.session.connected`), else this host's Slurm.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from automodel_launch.errors import LaunchError
 from automodel_launch.layout import SLURM_SCRIPT
 
 if TYPE_CHECKING:
+    from automodel_launch.plan.plan import JobPlan
     from automodel_launch.results import FileReport
 
 NO_PREFLIGHT = "pass --no-preflight to submit without asking the cluster"
@@ -33,6 +35,23 @@ def preflight_reports(reports: list[FileReport]) -> None:
     except NoSlurm as exc:
         _unreachable(exc)
         raise PreflightError(f"--cluster: {exc}") from None
+
+
+def ask_the_cluster(plan: JobPlan) -> None:
+    """``submit``'s preflight: the Slurm cluster's word on the plan, added to every point's
+    report (a plan of no ``slurm:`` job asks nothing)."""
+    document = plan.document
+    if document is None or document.slurm is None:
+        return
+    from automodel_launch.diagnostics import sort_key
+
+    first = plan.jobs[0].report
+    known = set(first.diagnostics)
+    tasks = len(plan.jobs) if plan.is_sweep else 0
+    preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
+    found = [d for d in first.diagnostics if d not in known]
+    for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
+        job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
 
 
 def preflight_report(
