@@ -122,3 +122,24 @@ def test_cancel_that_cannot_mark_the_job_directory_says_so(tmp_path: Path) -> No
         "cancelled, so `status` will not say CANCELLED"
     )
     assert done.ended_at is not None and abs(done.ended_at - time.time()) < 30
+
+
+def test_a_run_that_ends_between_the_two_looks_is_read_as_it_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run writes its exit_code and then ends: a status that read no exit_code and
+    then finds the process gone reads the exit_code again, never UNKNOWN for an ended run."""
+    from automodel_launch.jobs.manifest import read_manifest
+    from automodel_launch.launchers.local import jobs
+
+    job_dir = _gone_run(tmp_path)
+    manifest = read_manifest(job_dir)
+    real = jobs._alive
+
+    def ends_while_looked_at(looked: object) -> bool:
+        (job_dir / "exit_code").write_text("0\n")  # written just before the look
+        return real(looked)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jobs, "_alive", ends_while_looked_at)
+    shown = jobs.status_of(manifest)
+    assert (shown.state, shown.exit_code, shown.note) == ("COMPLETED", 0, None)

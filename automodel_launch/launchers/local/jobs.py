@@ -53,6 +53,9 @@ def status_of(manifest: Manifest) -> JobStatus:
     started = manifest.details.get("started_at")
     started_at = float(started) if isinstance(started, (int, float)) else None
     left = left_behind(manifest)
+    alive = left is None and _alive(manifest)
+    if left is None and not alive:  # the run writes its exit_code, then ends: both can
+        left = left_behind(manifest)  # fall between the first read and the look at it
     if left is not None:
         state, code = left
         ended = _mtime(Path(manifest.job_dir) / EXIT_CODE)
@@ -60,7 +63,7 @@ def status_of(manifest: Manifest) -> JobStatus:
             manifest, state, scheduler_state=state.lower(), nodes="localhost",
             started_at=started_at, ended_at=ended or time.time(), exit_code=code, log_path=log,
         )  # fmt: skip
-    if _alive(manifest):
+    if alive:
         return JobStatus(
             manifest, "RUNNING", scheduler_state="running", nodes="localhost",
             started_at=started_at, log_path=log,
