@@ -7,9 +7,9 @@ signature does not fit, is an :class:`ArgumentError` (a
 argument and what it takes.
 
 Every :class:`~automodel_launch.errors.LaunchError` leaves through :func:`edge` cleaned
-as the command line prints one (:mod:`automodel_launch.cli.output`): the values of this
-environment's secret variables and every token shape masked
-(:func:`automodel_launch.secrets.environment_redactor`), control characters escaped. A
+as the command line prints one (:mod:`automodel_launch.cli.output`), through the funnel of
+what leaves the tool (:func:`automodel_launch.written.returned_error`): the values of this
+environment's secret variables and every token shape masked, control characters escaped. A
 token pasted where a job's name belongs comes back as ``***``, in the message, the hint
 and the exception's ``args``; the exceptions it was raised from are not chained to it
 (their text is not cleaned). Messages are not shortened: that is for a terminal. An
@@ -85,18 +85,11 @@ def signature(function: Callable[..., Any]) -> inspect.Signature:
 
 
 def cleaned(exc: LaunchError) -> LaunchError:
-    """``exc`` with its message and hint as the command line would print them."""
-    from automodel_launch.secrets import environment_redactor, escape_controls
+    """``exc`` with its message and hint as the command line would print them
+    (:func:`automodel_launch.written.returned_error`)."""
+    from automodel_launch.written import returned_error
 
-    redact = environment_redactor(os.environ)
-
-    def clean(text: str) -> str:
-        return escape_controls(redact(text))
-
-    exc.args = tuple(clean(a) if isinstance(a, str) else a for a in exc.args)
-    if exc.hint is not None:
-        exc.hint = clean(exc.hint)
-    return exc
+    return returned_error(exc)
 
 
 def wrong(name: str, takes: str, value: object) -> ArgumentError:

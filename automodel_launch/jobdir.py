@@ -2,6 +2,7 @@
 
 Files are written into a hidden sibling directory and renamed into place in one
 step, so an interrupted or failed write never leaves a half-written job directory.
+Each file's text passes :func:`automodel_launch.written.job_file` on its way in.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from automodel_launch.config.names import JOB_DIR_ADVICE, unsafe_path_char
 from automodel_launch.errors import LaunchError
 from automodel_launch.interrupts import stop_signals_raise_once
+from automodel_launch.written import job_file
 
 EXECUTABLE_SUFFIXES = (".sh", ".sbatch")
 
@@ -107,7 +109,7 @@ def write_job_dir(
                 file = staging / _relative(name)
                 if file.parent != staging:
                     file.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-                file.write_text(content, encoding="utf-8")
+                file.write_text(job_file(name, content), encoding="utf-8")
                 file.chmod(0o755 if name.endswith(EXECUTABLE_SUFFIXES) else 0o644)
             filled = fill(staging) if fill is not None else []
             staging.chmod(0o755)

@@ -70,11 +70,11 @@ class Comparison:
 
 def compare(old: Manifest, new: Manifest, environ: Mapping[str, str] | None = None) -> Comparison:
     """The differences, each text holding a secret variable's value of ``environ`` (this
-    process's by default) redacted: a job config holds the values as the ranks read them."""
-    from automodel_launch.secrets import Redactor, is_secret_name
+    process's by default) masked as records are (:func:`automodel_launch.written.record_mask`):
+    a job config holds the values as the ranks read them."""
+    from automodel_launch.written import record_mask
 
-    env = os.environ if environ is None else environ
-    hide = Redactor([v for k, v in env.items() if is_secret_name(k)])
+    hide = record_mask(os.environ if environ is None else environ)
 
     def hidden(value: Any) -> Any:
         if isinstance(value, (list, dict)):

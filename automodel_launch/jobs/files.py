@@ -11,7 +11,8 @@ decoded as UTF-8 with replacement. What is read is then parsed into a typed valu
 
 Writing (:func:`write_job_file`): a new temporary file in the directory (``O_CREAT |
 O_EXCL | O_NOFOLLOW``), renamed over the name: a link at that name is replaced, never
-written through, and a reader never sees half a file.
+written through, and a reader never sees half a file. The text passes
+:func:`automodel_launch.written.job_file` first, as every job directory file does.
 """
 
 from __future__ import annotations
@@ -156,9 +157,10 @@ def write_job_file(job_dir: Path, name: str, text: str) -> None:
     beside it and renamed over it; a failed or interrupted write leaves the old file and
     no temporary one. ``OSError`` when the directory cannot take it."""
     from automodel_launch.interrupts import stop_signals_raise_once
+    from automodel_launch.written import job_file
 
     _check_name(name)
-    data = text.encode("utf-8")
+    data = job_file(name, text).encode("utf-8")
     directory = os.open(job_dir, _DIRECTORY_FLAGS)
     temporary = f".{name}.{os.getpid()}.{os.urandom(4).hex()}"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)

@@ -5,7 +5,7 @@ handed over; once the scheduler has answered, its id is added by replacing the f
 in one rename (:func:`automodel_launch.jobs.files.write_job_file`), so a reader never
 sees half a manifest. The job directories are the source of truth: the registry is an
 index of these files and can be rebuilt from them. Nothing secret goes in: the command
-line is cleaned by :mod:`automodel_launch.secrets`.
+line and every other text are masked by :mod:`automodel_launch.written`.
 
 A manifest comes back from a directory anyone could have written to, so it is a model
 with a bound on every field: what does not fit is not a manifest (a clear error naming
@@ -52,7 +52,6 @@ from automodel_launch.jobs.origins import (
 from automodel_launch.launcher_names import launched_here
 from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.layout import MANIFEST
-from automodel_launch.secrets import Redactor, is_secret_name
 from automodel_launch.snapshot.record import CodeRecord
 from automodel_launch.version import __version__
 
@@ -236,7 +235,7 @@ class Manifest(BaseModel):
         cluster = details.get("cluster", self.cluster)
         merged = {**self.details, **details}
         update = {"scheduler_id": scheduler_id, "cluster": cluster, "details": merged}
-        return _validated({**self.model_dump(), **update}, "the job's manifest")
+        return manifest_from_values({**self.model_dump(), **update}, "the job's manifest")
 
     @property
     def submitted_epoch(self) -> float:
@@ -262,15 +261,17 @@ def new_manifest(
     settings: Mapping[str, Any] | None = None,
     job_id: str | None = None,
 ) -> Manifest:
-    """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``
-    (a text value holding a secret variable's value or a token shape is written redacted);
+    """A new job's manifest; a point of a sweep gives ``sweep``, ``point`` and ``values``;
     ``settings``: the profile, overrides, origins and image
     (:func:`automodel_launch.jobs.origins.run_settings`); ``job_id``: the id given already
-    (a rerun's checkpoint directory names it), else one is drawn."""
+    (a rerun's checkpoint directory names it), else one is drawn. Its texts pass
+    :func:`automodel_launch.written.manifest_fields`: a secret variable's value of
+    ``environ`` or a token shape is written masked."""
     import hashlib
 
-    hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
-    values = {
+    from automodel_launch.written import manifest_fields
+
+    fields = {
         "id": job_id or os.urandom(6).hex(),
         "name": name,
         "launcher": launcher,
@@ -278,21 +279,20 @@ def new_manifest(
         "submitted_at": time.strftime(STAMP, time.gmtime()),
         "config_path": str(config.absolute()),
         "config_sha256": hashlib.sha256(config.read_bytes()).hexdigest(),
-        "command_line": capped_command_line(hide(arg) for arg in argv),
+        "command_line": tuple(argv),
         "artifacts": tuple(artifacts),
         "cluster": cluster,
         "details": dict(details or {}),
         "sweep": sweep,
         "point": point,
-        "values": {
-            hide(key): hide(value) if isinstance(value, str) else value
-            for key, value in (values or {}).items()
-        },
+        "values": dict(values or {}),
         "code": code,
         "automodel_version": automodel_version,
         **(settings or {}),
     }
-    return _validated(values, "the job's manifest")
+    masked = manifest_fields(fields, environ)
+    masked["command_line"] = capped_command_line(masked["command_line"])
+    return manifest_from_values(masked, "the job's manifest")
 
 
 def capped_command_line(argv: Iterable[str]) -> tuple[str, ...]:
@@ -344,7 +344,9 @@ def manifest_from_json(text: str | bytes, where: str) -> Manifest:
         raise ManifestError(f"{where} is not a job manifest ({_first(exc)})") from None
 
 
-def _validated(values: Mapping[str, Any], where: str) -> Manifest:
+def manifest_from_values(values: Mapping[str, Any], where: str) -> Manifest:
+    """The manifest of ``values``; a :class:`ManifestError` naming ``where`` and the first
+    field that does not fit."""
     try:
         return Manifest.model_validate(values)
     except ValidationError as exc:

@@ -5,12 +5,13 @@ the recipe (or its profile, or ``--set``) writes it.
 
 Each is taken from the validated report's merge (:mod:`automodel_launch.profiles`), so it
 is what the job was checked with, not what the command line seemed to say. Every text is
-cleaned on the way in: a secret variable's value or a token shape is written redacted.
+masked on the way in, before it is cut (:func:`automodel_launch.written.record_mask`): a
+secret variable's value or a token shape is written as ``***``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,11 +95,15 @@ def cut(text: str) -> str:
     return text[: MAX_TEXT - 24] + f"...(+{len(text) - (MAX_TEXT - 24)} chars)"
 
 
-def run_settings(report: FileReport, hide: Callable[[str], str]) -> dict[str, Any]:
+def run_settings(report: FileReport, environ: Mapping[str, str]) -> dict[str, Any]:
     """The manifest's ``profile``, ``overrides``, ``origins`` and ``image`` of a validated
-    ``report`` (``hide`` redacts a text)."""
+    ``report``, each text masked of ``environ``'s secret values and of token shapes before
+    it is cut (a token cut in two would leave a piece the mask no longer knows) and sorted."""
     from automodel_launch.diagnostics import dotted
     from automodel_launch.profiles.merge import MergedFile
+    from automodel_launch.written import record_mask
+
+    hide = record_mask(environ)
 
     document = report.document
     launcher = document.launcher if document is not None else None

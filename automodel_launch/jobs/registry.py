@@ -23,6 +23,7 @@ from automodel_launch.jobs.manifest import (
     Manifest,
     ManifestError,
     manifest_from_json,
+    manifest_from_values,
     read_manifest,
 )
 from automodel_launch.layout import MANIFEST
@@ -84,6 +85,16 @@ class Registry:
         """Records left out because they hold no manifest (``jobs`` shows them as warnings)."""
 
     def add(self, manifest: Manifest) -> None:
+        """A row for ``manifest``, its texts masked again
+        (:func:`automodel_launch.written.registry_fields`): one read back from a job
+        directory may hold what the tool would not have written. A :class:`ManifestError`
+        when the masked manifest no longer fits its bounds (a one-letter password in a URL
+        becomes ``***``)."""
+        from automodel_launch.written import registry_fields
+
+        masked = registry_fields(manifest)
+        if masked is not None:
+            manifest = manifest_from_values(masked, f"the manifest of {manifest.job_dir}")
         with self._errors(), self._db:
             self._db.execute(
                 f"INSERT OR REPLACE INTO jobs ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -222,9 +233,15 @@ class Registry:
                 (rowid,) for rowid, text in rows if isinstance(_read_row(text, self.path), str)
             ]
             self._db.executemany("DELETE FROM jobs WHERE rowid = ?", unreadable)
+        recorded = 0
         for manifest in found:
-            self.add(manifest)
-        return len(found), problems
+            try:
+                self.add(manifest)
+            except ManifestError as exc:
+                problems.append(str(exc))
+            else:
+                recorded += 1
+        return recorded, problems
 
     def close(self) -> None:
         self._db.close()

@@ -131,9 +131,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     """A manifest per point (a sweep's points name its id, their index and values)."""
     from automodel_launch.jobs.origins import rerun_settings, run_settings
     from automodel_launch.jobs.record import Recorder
-    from automodel_launch.secrets import Redactor, is_secret_name
 
-    hide = Redactor(v for k, v in environ.items() if is_secret_name(k))
     document = plan.document
     assert document is not None
     details: dict[str, Any] = {}
@@ -148,7 +146,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     entry = plan.entry
     launch = {
         "entry": {
-            "text": hide(entry.text) if entry.text is not None else None,
+            "text": entry.text,
             "command": entry.command,
             "domain": entry.domain,
             "nproc_per_node": plan.nproc_per_node,
@@ -159,7 +157,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     }
     recorders = []
     for job in plan.jobs:
-        settings = run_settings(job.report, hide)
+        settings = run_settings(job.report, environ)
         if plan.rerun_of is not None:
             own = plan.rerun_checkpoints
             replaced = ("checkpoint.checkpoint_dir",) if own is not None and own.own else ()

@@ -13,8 +13,9 @@ from the original file. Two ways get there:
   text PyYAML reads back to exactly those values (:mod:`~automodel_launch.render.yaml11_text`).
 
 A job config never holds a token: a key or value holding one is an error before
-anything is rendered, and a comment holding one is redacted here (validation warns
-about it as ``secret-in-comment``).
+anything is rendered, and a comment holding one is masked here, as the job directory's
+writer masks the file (:func:`automodel_launch.written.job_file`), before the cut is
+checked to read back as the recipe (validation warns about it as ``secret-in-comment``).
 """
 
 from __future__ import annotations
@@ -22,21 +23,22 @@ from __future__ import annotations
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS, job_config
+from automodel_launch.layout import JOB_CONFIG
 from automodel_launch.loading import LoadedFile, load_text
 from automodel_launch.loading.yaml11 import resolve_document_scalar
 from automodel_launch.render import yaml11_text
-from automodel_launch.secrets import redact_tokens
+from automodel_launch.written import job_file
 
 
 def job_config_text(loaded: LoadedFile) -> str:
     expected = job_config(loaded.data)
     text = _cut(loaded)
     if text is not None:
-        text = redact_tokens(text)
+        text = job_file(JOB_CONFIG, text)
         reread = load_text(text, loaded.path).loaded
         if reread is not None and reread.data == expected and _same_text(reread, loaded):
             return text
-    return redact_tokens(yaml11_text.dump(job_config(as_automodel_reads(loaded))))
+    return job_file(JOB_CONFIG, yaml11_text.dump(job_config(as_automodel_reads(loaded))))
 
 
 def _kept(loaded: LoadedFile) -> dict[Any, str]:

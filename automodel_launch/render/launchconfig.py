@@ -11,7 +11,8 @@ The recipe half is the job config's own text, so a rerun's job config reads as t
 job's did; the launcher half is written from the data
 (:mod:`automodel_launch.render.yaml11_text`: strings double-quoted, so this tool and
 AutoModel read the same values). It holds no credential: an environment value names its
-variable (``${HF_TOKEN}``) as the recipe wrote it, and a token shape is redacted.
+variable (``${HF_TOKEN}``) as the recipe wrote it, and a token shape is masked
+(:func:`automodel_launch.written.job_file`, as the writer masks it).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from automodel_launch.config.document import LAUNCHER_SECTIONS
+from automodel_launch.layout import LAUNCH_CONFIG
 from automodel_launch.loading import LoadedFile
 from automodel_launch.render import yaml11_text
 from automodel_launch.render.jobconfig import as_automodel_reads
-from automodel_launch.secrets import redact_tokens
+from automodel_launch.written import job_file
 
 
 def launch_config_text(job_config: str, loaded: LoadedFile, launcher_data: dict[str, Any]) -> str:
@@ -41,11 +43,11 @@ def launch_config_text(job_config: str, loaded: LoadedFile, launcher_data: dict[
     }
     if not sections:
         return job_config
-    tail = redact_tokens(yaml11_text.dump(sections))
+    tail = job_file(LAUNCH_CONFIG, yaml11_text.dump(sections))
     if _block_mapping(job_config):
         return (job_config if job_config.endswith("\n") else job_config + "\n") + tail
     whole = {k: v for k, v in as_automodel_reads(loaded).items() if k not in LAUNCHER_SECTIONS}
-    return redact_tokens(yaml11_text.dump({**whole, **sections}))
+    return job_file(LAUNCH_CONFIG, yaml11_text.dump({**whole, **sections}))
 
 
 def _block_mapping(text: str) -> bool:

@@ -64,33 +64,33 @@ class Snapshot:
 
     def record(self, at: Path, environ: Mapping[str, str]) -> CodeRecord:
         """The manifest's ``code`` for the snapshot written in job directory ``at``: names
-        redacted as the manifest's command line is (``environ``'s secret values, tokens)."""
+        masked as the manifest's command line is (:func:`automodel_launch.written.code_record`:
+        ``environ``'s secret values, tokens)."""
         import hashlib
 
-        from automodel_launch.secrets import Redactor, is_secret_name
-
-        redact = Redactor(v for k, v in environ.items() if is_secret_name(k))
+        from automodel_launch.written import code_record
 
         git = self.git
-        untracked = [redact(n) for n in git.untracked] if git is not None else []
-        skipped = [redact(n) for n in self.skipped]
+        untracked = list(git.untracked) if git is not None else []
+        skipped = list(self.skipped)
         more = max(0, len(untracked) - MAX_NAMES) + max(0, len(skipped) - MAX_NAMES)
         diff = git.diff if git is not None else b""
-        return CodeRecord(
-            root=redact(str(self.root)),
-            snapshot=redact(str(at / CODE)),
-            commit=git.commit if git is not None else None,
-            branch=redact(git.branch) if git is not None and git.branch else None,
-            dirty=self.dirty,
-            diff=redact(str(at / CODE_DIFF)) if diff else None,
-            diff_sha256=hashlib.sha256(diff).hexdigest() if diff else None,
-            untracked=tuple(untracked[:MAX_NAMES]),
-            untracked_included=self.untracked_included,
-            skipped=tuple(skipped[:MAX_NAMES]),
-            more_names=more,
-            files=len(self.files),
-            bytes=self.size,
-        )
+        fields = {
+            "root": str(self.root),
+            "snapshot": str(at / CODE),
+            "commit": git.commit if git is not None else None,
+            "branch": git.branch if git is not None and git.branch else None,
+            "dirty": self.dirty,
+            "diff": str(at / CODE_DIFF) if diff else None,
+            "diff_sha256": hashlib.sha256(diff).hexdigest() if diff else None,
+            "untracked": tuple(untracked[:MAX_NAMES]),
+            "untracked_included": self.untracked_included,
+            "skipped": tuple(skipped[:MAX_NAMES]),
+            "more_names": more,
+            "files": len(self.files),
+            "bytes": self.size,
+        }
+        return code_record(fields, environ)
 
 
 def copy_file(source: Path, copy: Path) -> None:
