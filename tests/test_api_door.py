@@ -26,6 +26,7 @@ from tests.docs.tour import fake_cluster
 from tests.integration.conftest import unavailable
 from tests.integration.sshd import Sshd, start_sshd
 from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 TYPO = "the cluster has no partition 'debgu': sbatch refuses the job"
 REFUSED = r"cannot be submitted: slurm\.partition: the cluster has no partition 'debgu'"
@@ -43,7 +44,7 @@ def _stand_in(root: Path) -> tuple[Path, Path]:
     """The stand-in cluster's commands and the file its ``sbatch`` records calls in."""
     bin_dir = fake_cluster(root)
     calls = root / "sbatch.calls"
-    (bin_dir / "sbatch").write_text(f'#!/bin/sh\necho "$*" >> "{calls}"\necho 4242\n')
+    FakeSlurm(root).tool("sbatch", f'echo "$*" >> "{calls}"\necho 4242')
     return bin_dir, calls
 
 
@@ -246,7 +247,10 @@ def sshd(tmp_path: Path) -> Iterator[tuple[Sshd, Path]]:
 
 @pytest.mark.integration
 def test_api_submit_and_rerun_go_to_a_named_cluster(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sshd: tuple[Sshd, Path]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sshd: tuple[Sshd, Path],
+    fake_slurm: FakeSlurm,
 ) -> None:
     server, calls = sshd
     remote_dir = tmp_path / "cluster-jobs"
@@ -254,13 +258,9 @@ def test_api_submit_and_rerun_go_to_a_named_cluster(
         "host": f"{server.user}@127.0.0.1", "port": server.port,
         "ssh_options": server.ssh_options(), "remote_dir": str(remote_dir),
     })  # fmt: skip
-    here = tmp_path / "here-bin"  # this host's Slurm: stand-ins that must not be run
-    here.mkdir()
     for program in ("sbatch", "scontrol", "srun", "sacctmgr", "squeue", "sacct"):
-        (here / program).write_text(f"#!/bin/sh\necho {program} >> {tmp_path / 'here.calls'}\n"
-                                    "exit 1\n")  # fmt: skip
-        (here / program).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{here}:/usr/bin:/bin")
+        fake_slurm.answer(program, code=1)  # this host's Slurm: stand-ins that must not run
+    monkeypatch.setenv("PATH", f"{fake_slurm.path}:/usr/bin:/bin")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     config = api.settings(check_paths=False)
@@ -279,5 +279,5 @@ def test_api_submit_and_rerun_go_to_a_named_cluster(
     again = api.rerun(first.id, preflight=True, config=config)  # to the cluster it ran on
     assert again.manifests[0].remote is not None and again.manifests[0].remote.name == "lab"
     assert calls.read_text().count("\n") == 2
-    assert not (tmp_path / "here.calls").exists()
-    assert os.environ["PATH"].startswith(str(here))
+    assert fake_slurm.argv() == []
+    assert os.environ["PATH"].startswith(fake_slurm.path)

@@ -347,7 +347,8 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
         if not path.is_relative_to(PACKAGE / "launchers") and uses_the_table(path)
     )
     assert users == [
-        "commands/plan.py", "commands/submit.py", "job_shell.py", "plan/after.py",
+        "commands/plan.py", "commands/preflight.py", "commands/submit.py", "commands/summary.py",
+        "job_shell.py", "plan/after.py",
         "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py",
         "prepare.py",
         "remote/job_shell.py", "remote/target.py",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,8 @@ from automodel_launch.secrets import MASK
 from automodel_launch.snapshot.record import CodeRecord
 from tests.hostile.job_records import assert_no_credential
 from tests.hostile.tokens import make
-from tests.plan.test_plan_cli import RECIPE, SLURM, fake
+from tests.plan.test_plan_cli import RECIPE, SLURM
+from tests.support.fake_slurm import FakeSlurm
 
 PACKAGE = Path(__file__).resolve().parent.parent / "automodel_launch"
 TOKEN = make("hugging-face", 31)
@@ -94,8 +94,9 @@ def test_the_single_file_writer_masks_a_config_file(tmp_path: Path) -> None:
 def recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: None) -> Path:
     """A Slurm recipe that takes ``HF_TOKEN`` and the password by name, with a token in a
     comment; ``sbatch`` a stand-in that answers job 4242."""
-    fake(tmp_path / "bin", "sbatch", "echo 4242\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    slurm = FakeSlurm(tmp_path / "slurm", monkeypatch)
+    slurm.answer("sbatch", "4242\n")
+    slurm.in_front()
     monkeypatch.setenv("AUTOMODEL_LAUNCH_STATE_DIR", str(tmp_path / "state"))
     path = tmp_path / "r.yaml"
     env = "  env_vars:\n    HF_TOKEN: ${HF_TOKEN}\n    MY_SERVICE_PASSWORD: ${MY_SERVICE_PASSWORD}"

@@ -40,8 +40,10 @@ def preflight_reports(reports: list[FileReport]) -> None:
 def ask_the_cluster(plan: JobPlan) -> None:
     """``submit``'s preflight: the Slurm cluster's word on the plan, added to every point's
     report (a plan of no ``slurm:`` job asks nothing)."""
+    from automodel_launch.launchers import launcher_of
+
     document = plan.document
-    if document is None or document.slurm is None:
+    if document is None or not launcher_of(document).preflight:
         return
     from automodel_launch.diagnostics import sort_key
 

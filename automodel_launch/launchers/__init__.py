@@ -21,7 +21,7 @@ only what its launcher needs. The validate path never imports it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from automodel_launch.launchers.local import Interactive
 from automodel_launch.launchers.skypilot import SkyPilot
@@ -86,6 +86,12 @@ class Launcher(Protocol):
         ...
 
     @property
+    def preflight(self) -> bool:
+        """``submit`` asks its cluster first what it would do with the job
+        (:mod:`automodel_launch.commands.preflight`)."""
+        ...
+
+    @property
     def poll_seconds(self) -> float:
         """How often a sweep's driver asks for the states of the points it started."""
         ...
@@ -114,6 +120,15 @@ class Launcher(Protocol):
         """What ``shell`` runs in the job's environment, built from ``environ`` (this
         host's, or a named cluster's); raises
         :class:`~automodel_launch.launchers.shell.ShellError` where no shell is opened."""
+        ...
+
+    def summary(self, document: LaunchDocument, nproc_per_node: int) -> list[tuple[str, str]]:
+        """``submit``'s lines of what runs where (the launcher, its resources, its variables
+        by name), before the job directory's."""
+        ...
+
+    def record_details(self, document: LaunchDocument) -> dict[str, Any]:
+        """What the job's manifest keeps of the request (``details``)."""
         ...
 
     def repo_root(self, document: LaunchDocument) -> str | None:

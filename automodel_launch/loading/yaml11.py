@@ -75,9 +75,10 @@ def parse_float(text: str) -> float:
         return float("nan")
     if ":" in clean:
         sign = -1.0 if clean.startswith("-") else 1.0
-        value = 0.0
-        for digit in clean.lstrip("+-").split(":"):
-            value = value * 60 + float(digit)
+        value, base = 0.0, 1.0
+        for digit in reversed(clean.lstrip("+-").split(":")):  # in PyYAML's order: the
+            value += float(digit) * base  # same float to the last bit (1:40:0.03 is
+            base *= 60  # 6000.030000000001, not 6000.03)
         return sign * value
     return float(clean)
 

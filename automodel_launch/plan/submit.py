@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from automodel_launch.errors import LaunchError, UsageError
 from automodel_launch.layout import DRIVER_LOG
@@ -131,15 +131,11 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
     """A manifest per point (a sweep's points name its id, their index and values)."""
     from automodel_launch.jobs.origins import rerun_settings, run_settings
     from automodel_launch.jobs.record import Recorder
+    from automodel_launch.launchers import launcher_of
 
     document = plan.document
     assert document is not None
-    details: dict[str, Any] = {}
-    if document.slurm is not None:
-        cfg = document.slurm
-        details = {"time": str(cfg.time), "nodes": cfg.nodes, "partition": cfg.partition}
-        if cfg.gpus_per_node:
-            details["gpus_per_node"] = cfg.gpus_per_node
+    details = launcher_of(document).record_details(document)
     sweep = (plan.sweep_id or os.urandom(6).hex()) if plan.is_sweep else None
     assert plan.root is not None
     code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None

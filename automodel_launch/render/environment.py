@@ -31,3 +31,15 @@ def exported_variables(cfg: SlurmConfig | SkyPilotConfig) -> list[tuple[str, Val
 
 def _references_secret(text: str) -> bool:
     return any(secrets.is_secret_name(ref.name) for ref in env.scan(text).references)
+
+
+def variable_lines(cfg: SlurmConfig | SkyPilotConfig) -> list[tuple[str, str]]:
+    """``submit``'s summary lines of what the job exports: the plain names, then the
+    credentials by name (their values are never written)."""
+    variables = exported_variables(cfg)
+    plain = [name for name, value in variables if not value.is_secret]
+    secret = [name for name, value in variables if value.is_secret]
+    lines = [("env", ", ".join(plain))] if plain else []
+    if secret:
+        lines.append(("credentials", ", ".join(secret) + " (by name; values never written)"))
+    return lines

@@ -118,6 +118,17 @@ SCALAR_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("text", "value"), [("1:40:0.03", 6000.030000000001), ("-1:40:0.03", -6000.030000000001)]
+)
+def test_a_base_60_float_is_summed_as_pyyaml_sums_it(text: str, value: float) -> None:
+    """From the last part up: the same float to the last bit, so a job config that writes
+    the value reads as the original did (found by the AutoModel loader's round trip)."""
+    assert resolve(text) == value
+    yaml = pytest.importorskip("yaml")
+    assert yaml.safe_load(f"x: {text}\n")["x"] == value
+
+
 @settings(max_examples=400)
 @given(st.lists(SCALAR_PIECES, min_size=1, max_size=8).map("".join))
 def test_resolve_agrees_with_pyyaml(text: str) -> None:

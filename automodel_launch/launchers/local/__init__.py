@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.launcher_names import INTERACTIVE
 from automodel_launch.layout import JOB_CONFIG, LOCAL_SCRIPT
@@ -35,6 +35,7 @@ class Interactive:
     ``--detach`` (a driver process starts them: :mod:`automodel_launch.plan.driver`)."""
     remote = False
     """This node only."""
+    preflight = False
     poll_seconds = 1.0
     """A local run ends when its exit_code appears: looking costs nothing."""
     dependencies = False
@@ -73,6 +74,16 @@ class Interactive:
         from automodel_launch.launchers.shell import ShellCommand
 
         return ShellCommand(list(command) or [environ.get("SHELL") or "bash"], dict(environ))
+
+    def summary(self, document: LaunchDocument, nproc_per_node: int) -> list[tuple[str, str]]:
+        return [
+            ("launcher", "local torchrun"),
+            ("resources", f"this node x {nproc_per_node} process(es) = world size "
+             f"{nproc_per_node}"),
+        ]  # fmt: skip
+
+    def record_details(self, document: LaunchDocument) -> dict[str, Any]:
+        return {}
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return None

@@ -3,7 +3,7 @@ cluster). The SDK is imported only when a job is handed over or asked about."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.launcher_names import LauncherName
 from automodel_launch.layout import JOB_CONFIG, SKYPILOT_TASK
@@ -33,6 +33,7 @@ class SkyPilot:
     """SkyPilot has no job arrays: each point is a managed job of its own."""
     remote = False
     """SkyPilot reaches its cloud itself."""
+    preflight = False
     poll_seconds = 20.0
     """One ``sky.jobs.queue`` call to the API server a look."""
     dependencies = False
@@ -70,6 +71,25 @@ class SkyPilot:
             hint="once the job's cluster is up, `sky ssh CLUSTER` (or `ssh CLUSTER`) opens "
             "a shell on its first node; `sky status` names it",
         )
+
+    def summary(self, document: LaunchDocument, nproc_per_node: int) -> list[tuple[str, str]]:
+        from automodel_launch.render.environment import variable_lines
+
+        sky = document.skypilot
+        assert sky is not None
+        ranks = sky.ranks_per_node
+        accelerators = f"{sky.accelerators} per node" if sky.accelerators else "no accelerator"
+        return [
+            ("launcher", "skypilot" + (" (managed job, spot)" if sky.use_spot else "")),
+            ("resources", f"{sky.num_nodes} node(s) x {ranks} process(es) = world size "
+             f"{sky.num_nodes * ranks}, {accelerators}"),
+            ("cloud", "/".join(p for p in (sky.cloud, sky.region, sky.zone) if p)),
+            ("afterwards", sky.cluster_fate),
+            *variable_lines(sky),
+        ]  # fmt: skip
+
+    def record_details(self, document: LaunchDocument) -> dict[str, Any]:
+        return {}
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return None

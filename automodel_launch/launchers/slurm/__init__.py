@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.launcher_names import LauncherName
 from automodel_launch.layout import JOB_CONFIG, SLURM_SCRIPT
@@ -32,6 +32,8 @@ class Slurm:
     """``sbatch --array=0-N%K``: one submission, at most K tasks at once."""
     remote = True
     """A named cluster's login node, over SSH (:mod:`automodel_launch.remote`)."""
+    preflight = True
+    """``sbatch --test-only`` and the partition's limits (:mod:`.cluster`)."""
     poll_seconds = 30.0
     """Unused: an array caps its points itself."""
     dependencies = True
@@ -65,6 +67,18 @@ class Slurm:
 
         assert document.slurm is not None  # the table chose this launcher by its section
         return slurm_shell(document.slurm, environ, command, nodes or 1)
+
+    def summary(self, document: LaunchDocument, nproc_per_node: int) -> list[tuple[str, str]]:
+        from automodel_launch.launchers.slurm.summary import summary
+
+        assert document.slurm is not None
+        return summary(document.slurm)
+
+    def record_details(self, document: LaunchDocument) -> dict[str, Any]:
+        from automodel_launch.launchers.slurm.summary import record_details
+
+        assert document.slurm is not None
+        return record_details(document.slurm)
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return document.slurm.repo_root if document.slurm is not None else None

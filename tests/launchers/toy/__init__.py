@@ -5,7 +5,7 @@ is :class:`.config.ToyConfig`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.layout import JOB_CONFIG
 from tests.launchers.toy.config import ToyConfig
@@ -34,6 +34,7 @@ class Toy:
     dependencies = False
     remote = False
     """No named clusters: the toy scheduler runs on this host."""
+    preflight = False
     poll_seconds = 0.2
     job_id = JOB_ID
     section_model = ToyConfig
@@ -53,6 +54,12 @@ class Toy:
         from automodel_launch.launchers.shell import ShellError
 
         raise ShellError("shell does not open toy jobs")
+
+    def summary(self, document: LaunchDocument, nproc_per_node: int) -> list[tuple[str, str]]:
+        return [("launcher", self.name), ("resources", f"{nproc_per_node} process(es) per node")]
+
+    def record_details(self, document: LaunchDocument) -> dict[str, Any]:
+        return {}
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return None
