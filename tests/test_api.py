@@ -319,3 +319,21 @@ def test_the_package_root_exports_the_api_and_loads_it_only_when_asked() -> None
         "True",
         "module 'automodel_launch' has no attribute 'nosuch'",
     ]
+
+
+def test_the_root_names_stay_the_apis_once_every_module_is_loaded() -> None:
+    """No module of the package is named after a function the root exports: one loaded
+    (a submit handed a job over) would shadow it for the rest of the process."""
+    import importlib
+    import pkgutil
+
+    import automodel_launch
+    from automodel_launch import api
+
+    modules = {m.name for m in pkgutil.iter_modules(automodel_launch.__path__)}
+    assert modules.isdisjoint(automodel_launch.API)
+    importlib.import_module("automodel_launch.handover")
+    importlib.import_module("automodel_launch.launchers.slurm.submit")
+    from automodel_launch import status, submit
+
+    assert (submit, status) == (api.submit, api.status)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from automodel_launch.config.document import LaunchDocument
+from automodel_launch.handover import Handover
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.launchers import LAUNCHERS
 from automodel_launch.launchers.local import render as interactive
@@ -18,7 +19,6 @@ from automodel_launch.launchers.skypilot import render as skypilot
 from automodel_launch.launchers.slurm import render as slurm
 from automodel_launch.loading import load_text
 from automodel_launch.render.entry import JobSpec, default_entry
-from automodel_launch.submit import Handover
 from tests.conftest import offline_settings
 from tests.jobs.test_skypilot import FakeSdk, record
 from tests.support.fake_slurm import CAPTURED, FakeSlurm
@@ -120,8 +120,8 @@ def test_a_local_run_is_checked_and_read_back_here(
 def test_skypilot_submit_reads_the_task_it_was_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from automodel_launch.handover import Submitted
     from automodel_launch.launchers.skypilot import submit as submitter
-    from automodel_launch.submit import Submitted
 
     seen: list[Any] = []
 

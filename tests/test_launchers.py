@@ -12,6 +12,7 @@ import pytest
 
 from automodel_launch.config.document import LAUNCHED_BY_AUTOMODEL, LaunchDocument
 from automodel_launch.config.document import LAUNCHERS as SECTIONS
+from automodel_launch.handover import Handover, Submitted
 from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.launcher_names import BY_AUTOMODEL, LAUNCHED_HERE, WITH_SECTION
@@ -20,7 +21,6 @@ from automodel_launch.launchers.dispatch import backend, statuses
 from automodel_launch.launchers.ids import GRAMMAR, is_scheduler_id
 from automodel_launch.layout import JOB_CONFIG, LAUNCH_CONFIG
 from automodel_launch.prepare import EntryChoice, default_job_dir, prepare
-from automodel_launch.submit import Handover, Submitted
 from tests.conftest import offline_settings
 from tests.test_layers import PACKAGE
 

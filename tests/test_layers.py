@@ -48,7 +48,7 @@ def test_models_never_import_the_cli_reporters_or_rich(path: Path) -> None:
         "automodel_launch.cli",
         "automodel_launch.report",
         "automodel_launch.render",
-        "automodel_launch.submit",
+        "automodel_launch.handover",
         "rich",
         "typer",
     )
@@ -85,7 +85,7 @@ LAUNCHER_RENDERERS = [
     "path", modules("render") + LAUNCHER_RENDERERS, ids=lambda p: str(p.relative_to(PACKAGE))
 )
 def test_renderers_start_nothing(path: Path) -> None:
-    forbidden = ("subprocess", "automodel_launch.submit", "automodel_launch.cli", "sky", "os")
+    forbidden = ("subprocess", "automodel_launch.handover", "automodel_launch.cli", "sky", "os")
     assert crosses(path, forbidden) == []
 
 
@@ -127,7 +127,7 @@ def test_the_language_server_reuses_the_validator_not_the_cli(path: Path) -> Non
         "automodel_launch.cli",
         "automodel_launch.report",
         "automodel_launch.render",
-        "automodel_launch.submit",
+        "automodel_launch.handover",
         "rich",
         "typer",
     )
@@ -141,7 +141,7 @@ def test_preflight_reads_the_cluster_and_reports_nothing_itself(path: Path) -> N
         "automodel_launch.cli",
         "automodel_launch.report",
         "automodel_launch.render",
-        "automodel_launch.submit",
+        "automodel_launch.handover",
         "rich",
         "typer",
     )
@@ -188,7 +188,7 @@ THIN_COMMANDS = ["cli/submit.py", "cli/rerun.py", "cli/render.py", "cli/validate
 """Command modules that parse options, call :mod:`automodel_launch.commands` (or the API)
 and print what it returns."""
 INTERNALS = (
-    "automodel_launch.plan", "automodel_launch.submit", "automodel_launch.render",
+    "automodel_launch.plan", "automodel_launch.handover", "automodel_launch.render",
     "automodel_launch.remote", "automodel_launch.launchers",
     "automodel_launch.jobdir", "automodel_launch.validation", "automodel_launch.prepare",
     "automodel_launch.snapshot",

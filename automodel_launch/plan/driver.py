@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automodel_launch.handover import SubmitError
 from automodel_launch.jobs.files import cancelled_marker, write_job_file
 from automodel_launch.jobs.record import Recorder
 from automodel_launch.layout import DRIVER, DRIVER_LOG, EXIT_CODE
-from automodel_launch.submit import SubmitError
 
 if TYPE_CHECKING:
+    from automodel_launch.handover import Handover
     from automodel_launch.jobs.driven import DriverFile
     from automodel_launch.launchers import Launcher
-    from automodel_launch.submit import Handover
 
 Say = Callable[[str], None]
 

@@ -23,11 +23,11 @@ from automodel_launch.layout import DRIVER_LOG
 from automodel_launch.plan.plan import JobPlan, PlannedJob, values_of
 
 if TYPE_CHECKING:
+    from automodel_launch.handover import Submitted
     from automodel_launch.jobdir import Written
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.record import Recorder
     from automodel_launch.launchers import Launcher
-    from automodel_launch.submit import Submitted
 
 Say = Callable[[str], None]
 Progress = Callable[[str], contextlib.AbstractContextManager[object]]
@@ -202,8 +202,8 @@ def _hand_over(
     progress: Progress,
 ) -> Submitted:
     """One handover for the whole plan: a single job, or a Slurm array."""
+    from automodel_launch.handover import Handover, SubmitError
     from automodel_launch.jobdir import remove_job_dir
-    from automodel_launch.submit import Handover, SubmitError
 
     assert plan.document is not None and plan.root is not None
     handover = Handover(
@@ -242,8 +242,8 @@ def _run_points(
     say: Say,
 ) -> None:
     """Points run one after another on this node; one failing does not stop the rest."""
+    from automodel_launch.handover import Handover, SubmitError
     from automodel_launch.jobdir import remove_job_dir
-    from automodel_launch.submit import Handover, SubmitError
 
     for job, recorder in zip(plan.jobs, recorders, strict=True):
         assert job.prepared.document is not None
@@ -275,8 +275,8 @@ def _feed(
     """Points handed over one by one, at most ``max_parallel`` in flight: here at once when
     the cap lets all start (a scheduler's jobs), else by a driver process (a local run is
     started by it too: ``submit --detach`` returns at once)."""
+    from automodel_launch.handover import Handover
     from automodel_launch.plan.driver import Fed, Feeder, Order, start_driver
-    from automodel_launch.submit import Handover
 
     assert plan.root is not None
     limit = plan.max_parallel or (len(plan.jobs) if launcher.detached else 1)

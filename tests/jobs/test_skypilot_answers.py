@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from automodel_launch.submit import SubmitError
+from automodel_launch.handover import SubmitError
 from tests.jobs.test_skypilot import run, submit
 from tests.skypilot_sdk import FakeSdk
 

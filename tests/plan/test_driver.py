@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
+from automodel_launch.handover import Handover, SubmitError, Submitted
 from automodel_launch.jobs.manifest import new_manifest
 from automodel_launch.jobs.record import Recorder
 from automodel_launch.jobs.registry import open_registry
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.plan import driver
 from automodel_launch.plan.driver import Fed, Feeder, Order
-from automodel_launch.submit import Handover, SubmitError, Submitted
 
 SWEEP = "5f0c2a7e91d3"
 

@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.handover import Handover, Submitted
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
-    from automodel_launch.submit import Handover, Submitted
 
 SCRIPT_PREFIX = "#!/bin/bash\nset -euo pipefail\n"
 """Written above the command in the job directory (``render`` prints the command alone)."""

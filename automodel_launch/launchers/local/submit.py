@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automodel_launch.handover import SubmitError, Submitted
 from automodel_launch.layout import (
     CANCELLED,
     EXIT_CODE,
@@ -27,10 +28,9 @@ from automodel_launch.layout import (
     agent_error_file,
     staging,
 )
-from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.submit import Handover
+    from automodel_launch.handover import Handover
 
 GRACE_SECONDS = 30.0
 """How long an interrupted run may take to stop before what is left is killed."""

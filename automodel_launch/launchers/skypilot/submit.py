@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from automodel_launch.handover import SubmitError, Submitted
 from automodel_launch.launchers.ids import is_scheduler_id
 from automodel_launch.secrets import Redactor, display
-from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.submit import Handover
+    from automodel_launch.handover import Handover
 
 
 def submit_skypilot(

@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from automodel_launch.config.document import LaunchDocument
+    from automodel_launch.handover import Handover, Submitted
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.status import JobStatus
     from automodel_launch.launchers.shell import ShellCommand
     from automodel_launch.render.entry import JobSpec
-    from automodel_launch.submit import Handover, Submitted
 
 
 class Slurm:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from automodel_launch.handover import SubmitError, Submitted
 from automodel_launch.launchers.slurm.cluster.client import (
     Dependency,
     SlurmClient,
@@ -23,10 +24,9 @@ from automodel_launch.launchers.slurm.cluster.client import (
 from automodel_launch.launchers.slurm.cluster.transport import Transport, current_transport
 from automodel_launch.layout import SLURM_SCRIPT
 from automodel_launch.secrets import is_secret_name
-from automodel_launch.submit import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.submit import Handover
+    from automodel_launch.handover import Handover
 
 SCRIPT = SLURM_SCRIPT
 

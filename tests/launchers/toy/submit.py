@@ -6,10 +6,10 @@ import re
 import subprocess
 from typing import TYPE_CHECKING
 
-from automodel_launch.submit import SubmitError, Submitted
+from automodel_launch.handover import SubmitError, Submitted
 
 if TYPE_CHECKING:
-    from automodel_launch.submit import Handover
+    from automodel_launch.handover import Handover
 
 ARTIFACT = "toy.sh"
 JOB_ID = re.compile(r"t[1-9][0-9]{0,8}")
