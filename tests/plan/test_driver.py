@@ -394,6 +394,9 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
     assert started.process_start == process_start(started.pid)
     proc = Path(f"/proc/{started.pid}")
     log = root / "driver.log"
+    deadline = time.monotonic() + 60  # while the child is in execve its cmdline reads empty
+    while not (proc / "cmdline").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert (proc / "cmdline").read_bytes().split(b"\0")[:-1] == [
         os.fsencode(sys.executable), b"-m", MODULE.encode(), os.fsencode(root),
     ]  # fmt: skip
