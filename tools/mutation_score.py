@@ -38,7 +38,8 @@ EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 ONLY_FUNCTIONS: dict[str, tuple[str, ...]] = {
     # The header comment's newline replacement; the rest is pinned by golden scripts.
     "automodel_launch/launchers/slurm/render.py": ("_comment",),
-    # nodes out of service (the other rules are pinned by tests/cluster and the live cluster)
+    # nodes out of service (the other rules are pinned by tests/launchers/slurm/cluster and
+    # the live cluster)
     "automodel_launch/launchers/slurm/cluster/rules.py": ("check_health",),
     "automodel_launch/launchers/slurm/cluster/model.py": ("broken_state",),
     # what needs no network: ssh's complaint, the command lines (open/close run ssh itself)
@@ -76,10 +77,10 @@ SBATCH_TESTS = ("tests/config/test_sbatch_args.py",)
 QUOTES = "\"'#"  # what sbatch strips or ends an #SBATCH line at
 PARSE, PARSE_TESTS = (
     "automodel_launch/launchers/slurm/cluster/parse.py",
-    ("tests/cluster/test_parse.py",),
+    ("tests/launchers/slurm/cluster/test_parse.py",),
 )
 RESOURCES = "automodel_launch/launchers/slurm/cluster/resources.py"
-RESOURCES_TESTS = ("tests/cluster/test_resources.py",)
+RESOURCES_TESTS = ("tests/launchers/slurm/cluster/test_resources.py",)
 CONTROL_RANGES = (  # _CONTROL's ranges, each end moved inwards by one
     (r"\x00", r"\x1f", r"\x01", r"\x1e"),
     (r"\x7f", r"\x9f", r"\x80", r"\x9e"),

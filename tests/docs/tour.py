@@ -1,6 +1,6 @@
 """Running the console examples of the README and the docs against a stand-in cluster.
 
-The stand-in is the test cluster's own captured answers (``tests/cluster/captured``,
+The stand-in is the test cluster's own captured answers (``tests/launchers/slurm/cluster/captured``,
 ``tests/jobs/captured``) with what a training cluster's login node adds: 8-GPU nodes,
 pyxis, enroot 4 and enforced associations. ``sbatch`` takes job 4242; ``squeue`` shows
 it running for 12 minutes 34 seconds. What changes from run to run (the directory the
@@ -21,7 +21,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 from tests.support.fake_slurm import FakeSlurm
 
-CLUSTER = ROOT / "tests" / "cluster" / "captured"
+CLUSTER = ROOT / "tests" / "launchers" / "slurm" / "cluster" / "captured"
 SQUEUE_JSON = ROOT / "tests" / "jobs" / "captured" / "squeue.json"
 SHOWN_DIR = "/tmp/llm"
 """The directory the examples were run in, as the pages show it."""

@@ -12,9 +12,9 @@ from automodel_launch.launchers.slurm.cluster.preflight import Preflight
 from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
-from tests.cluster.test_parse import captured
-from tests.cluster.test_rules import BARE, the_cluster
 from tests.conftest import offline_settings
+from tests.launchers.slurm.cluster.test_parse import captured
+from tests.launchers.slurm.cluster.test_rules import BARE, the_cluster
 
 CONFIG = "slurm:\n  partition: {partition}\n  nodes: {nodes}\n  ntasks_per_node: 4\n" + BARE
 

@@ -17,8 +17,8 @@ from automodel_launch.launchers.slurm.cluster.reader import ClusterReader
 from automodel_launch.launchers.slurm.cluster.resources import megabytes
 from automodel_launch.loading import load_text
 from automodel_launch.validation import validate_loaded
-from tests.cluster.test_parse import captured
 from tests.conftest import offline_settings
+from tests.launchers.slurm.cluster.test_parse import captured
 
 BARE = "  container_image: null\n"
 ENFORCED = {

@@ -12,7 +12,7 @@ import pytest
 from automodel_launch.diagnostics import Diagnostic
 from automodel_launch.launchers.slurm.cluster.model import Cluster, Node, Partition
 from automodel_launch.launchers.slurm.cluster.resources import megabytes
-from tests.cluster.test_rules import preflight
+from tests.launchers.slurm.cluster.test_rules import preflight
 
 
 def cluster_of(*nodes: Node, **limits: object) -> Cluster:
