@@ -356,7 +356,7 @@ def test_a_stopped_driver_starts_nothing_more(
 
 
 def test_start_driver_runs_it_apart_and_writes_driver_json(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     import subprocess
     import time
@@ -384,6 +384,7 @@ def test_start_driver_runs_it_apart_and_writes_driver_json(
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     root = tmp_path / "sw"
     gate = tmp_path / "gate"
+    request.addfinalizer(gate.touch)  # a failed check leaves no driver waiting for it
     points = local_points(tmp_path, [f"until [ -e {gate} ]; do sleep 0.05; done", "exit 0"])
     mask = os.umask(0o022)
     try:
