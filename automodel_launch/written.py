@@ -81,7 +81,7 @@ def manifest_fields(fields: Mapping[str, Any], environ: Mapping[str, str]) -> di
     return _masked(fields, record_mask(environ))
 
 
-def code_record(fields: Mapping[str, Any], environ: Mapping[str, str]) -> CodeRecord:
+def code_record(environ: Mapping[str, str], **fields: Any) -> CodeRecord:
     """The manifest's ``code`` record of ``fields``, its names masked before it is bounded
     (a long name holding a token fits once the token is masked)."""
     from automodel_launch.snapshot.record import CodeRecord
