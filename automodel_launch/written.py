@@ -81,7 +81,7 @@ def manifest_fields(fields: Mapping[str, Any], environ: Mapping[str, str]) -> di
     return _masked(fields, record_mask(environ))
 
 
-def code_record(fields: Mapping[str, Any], environ: Mapping[str, str]) -> CodeRecord:
+def code_record(environ: Mapping[str, str], **fields: Any) -> CodeRecord:
     """The manifest's ``code`` record of ``fields``, its names masked before it is bounded
     (a long name holding a token fits once the token is masked)."""
     from automodel_launch.snapshot.record import CodeRecord
@@ -89,15 +89,13 @@ def code_record(fields: Mapping[str, Any], environ: Mapping[str, str]) -> CodeRe
     return CodeRecord(**_code(fields, record_mask(environ)))
 
 
-def registry_fields(
-    manifest: Manifest, environ: Mapping[str, str] | None = None
-) -> dict[str, Any] | None:
-    """The values of the manifest a registry row holds, its texts masked again (``environ``:
-    this process's), so that a manifest read back from a job directory (``jobs
+def registry_fields(manifest: Manifest) -> dict[str, Any] | None:
+    """The values of the manifest a registry row holds, its texts masked again with this
+    process's environment, so that a manifest read back from a job directory (``jobs
     --reindex``), written by an older version or by hand, brings no credential into the
     registry; None when masking changes nothing (any manifest the tool made)."""
     dumped = manifest.model_dump()
-    masked = _masked(dumped, record_mask(os.environ if environ is None else environ))
+    masked = _masked(dumped, record_mask(os.environ))
     return None if masked == dumped else masked
 
 

@@ -75,22 +75,22 @@ class Snapshot:
         skipped = list(self.skipped)
         more = max(0, len(untracked) - MAX_NAMES) + max(0, len(skipped) - MAX_NAMES)
         diff = git.diff if git is not None else b""
-        fields = {
-            "root": str(self.root),
-            "snapshot": str(at / CODE),
-            "commit": git.commit if git is not None else None,
-            "branch": git.branch if git is not None and git.branch else None,
-            "dirty": self.dirty,
-            "diff": str(at / CODE_DIFF) if diff else None,
-            "diff_sha256": hashlib.sha256(diff).hexdigest() if diff else None,
-            "untracked": tuple(untracked[:MAX_NAMES]),
-            "untracked_included": self.untracked_included,
-            "skipped": tuple(skipped[:MAX_NAMES]),
-            "more_names": more,
-            "files": len(self.files),
-            "bytes": self.size,
-        }
-        return code_record(fields, environ)
+        return code_record(
+            environ,
+            root=str(self.root),
+            snapshot=str(at / CODE),
+            commit=git.commit if git is not None else None,
+            branch=git.branch if git is not None and git.branch else None,
+            dirty=self.dirty,
+            diff=str(at / CODE_DIFF) if diff else None,
+            diff_sha256=hashlib.sha256(diff).hexdigest() if diff else None,
+            untracked=tuple(untracked[:MAX_NAMES]),
+            untracked_included=self.untracked_included,
+            skipped=tuple(skipped[:MAX_NAMES]),
+            more_names=more,
+            files=len(self.files),
+            bytes=self.size,
+        )
 
 
 def copy_file(source: Path, copy: Path) -> None:
