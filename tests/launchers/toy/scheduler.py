@@ -98,6 +98,8 @@ def _state(job_id: str) -> tuple[str, str]:
         return "DONE", code
     if _alive(int((record / "pid").read_text())):
         return "RUNNING", code
+    if (record / "code").is_file():  # it wrote its code and ended between the two looks
+        return "DONE", (record / "code").read_text().strip()
     return "LOST", code
 
 
