@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 CONFIG_BYTES = 4 * 1024 * 1024
 """The largest ``job_config.yaml`` read back (the recipe the job's ranks read)."""
 ABSENT = "(none)"
-_RUN_DETAILS = frozenset({"pid"})
-"""Details that belong to one run, not to its settings."""
+_RUN_DETAILS = frozenset({"pid", "max_steps", "num_epochs", "ckpt_every_steps", "checkpoints",
+                          "checkpoint_dir", "checkpoint_note"})  # fmt: skip
+"""Details that belong to one run, not to its settings, or that repeat the recipe's (what
+``status`` reads its progress with: the config's own difference says it)."""
 
 
 class JobConfigError(LaunchError):

@@ -24,6 +24,7 @@ from automodel_launch.layout import CANCELLED
 
 if TYPE_CHECKING:
     from automodel_launch.jobs.failure import Failure
+    from automodel_launch.progress.read import Progress
 
 
 class JobError(LaunchError):
@@ -51,6 +52,8 @@ class JobStatus:
     without an exit status stays UNKNOWN, so watching and following stop there."""
     failure: Failure | None = None
     """Which rank failed first and why (``status`` only: :func:`with_failure`)."""
+    progress: Progress | None = None
+    """How far the training is (``status`` only); None before it started."""
 
     @property
     def explained(self) -> Reason | None:
@@ -114,6 +117,7 @@ class JobStatus:
             "rerun_of": m.rerun_of,
             "remote": None if m.remote is None else m.remote.model_dump(mode="json"),
             "failure": None if self.failure is None else self.failure.model_dump(mode="json"),
+            "progress": None if self.progress is None else self.progress.to_json(),
         }
 
 

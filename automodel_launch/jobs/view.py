@@ -48,7 +48,7 @@ def status_json(status: JobStatus) -> str:
 
 
 JOB_COLUMNS = ("ID", "NAME", "LAUNCHER", "SCHEDULER ID", "STATE", "SUBMITTED", "ELAPSED",
-               "JOB DIRECTORY")  # fmt: skip
+               "PROGRESS", "JOB DIRECTORY")  # fmt: skip
 
 
 def jobs_table(rows: Sequence[JobStatus | SweepStatus]) -> Any:
@@ -61,7 +61,7 @@ def jobs_table(rows: Sequence[JobStatus | SweepStatus]) -> Any:
 
 _EMOJI_CODE = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
 """rich's pattern of an emoji code (``:smile:``), which it draws as the emoji."""
-_OUR_FORMAT = frozenset({JOB_COLUMNS.index("SUBMITTED"), JOB_COLUMNS.index("ELAPSED")})
+_OUR_FORMAT = frozenset(JOB_COLUMNS.index(c) for c in ("SUBMITTED", "ELAPSED", "PROGRESS"))
 """Columns of digits, ``-`` and ``:`` of our own making: no emoji code is two digits."""
 
 
@@ -93,7 +93,7 @@ def _row_cells(
         first = row.first
         return (
             row.id, cell(first.name), first.launcher, cell(row.array_id or "-"),
-            cell(row.summary), submitted(row.submitted_at), "-", cell(row.job_dir),
+            cell(row.summary), submitted(row.submitted_at), "-", "-", cell(row.job_dir),
         )  # fmt: skip
     m = row.manifest
     state = style(row.state, STATE_STYLE[row.state])
@@ -102,8 +102,22 @@ def _row_cells(
         state += " " + style("(never starts)", "red")
     return (
         m.id, cell(m.name), m.launcher, cell(m.scheduler_id or "-"), state,
-        submitted(m.submitted_at), duration(row.elapsed), cell(m.job_dir),
+        submitted(m.submitted_at), duration(row.elapsed), progress_cell(row), cell(m.job_dir),
     )  # fmt: skip
+
+
+def progress_cell(row: JobStatus) -> str:
+    """``step/max_steps`` (``step`` alone without a bound) of a running job, read from its
+    log's last lines; ``-`` for any other job: a finished job's is in ``status``."""
+    if row.state != "RUNNING":
+        return "-"
+    from automodel_launch.progress.read import step_of
+
+    found = step_of(row)
+    if found is None:
+        return "-"
+    step, bound = found
+    return f"{step}/{bound}" if bound else str(step)
 
 
 def _table(columns: Sequence[str]) -> Any:
@@ -153,6 +167,10 @@ def status_lines(s: JobStatus) -> list[str]:
     ]
     if s.note:
         lines.append(f"note       {s.note}")
+    if s.progress is not None:
+        from automodel_launch.progress.text import progress_lines
+
+        lines += progress_lines(s.progress)
     if s.failure is not None:
         from automodel_launch.jobs.failure_text import failure_lines
 

@@ -33,7 +33,8 @@ def backend(launcher: str) -> Launcher:
 
 def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobStatus]:
     """Each job's status, in the order given; one query per launcher; each job directory's
-    files read once. With ``failures``, a failed job's says why (:func:`with_failure`)."""
+        files read once. With ``failures``, a failed job's says why (:func:`with_failure`) and
+    each job's training progress is read (:func:`with_progress`)."""
     from automodel_launch.jobs.driven import driven, queued_status
 
     by_launcher: dict[tuple[str, str | None], list[Manifest]] = {}
@@ -61,7 +62,7 @@ def statuses(manifests: list[Manifest], *, failures: bool = False) -> list[JobSt
             for status in backend(launcher).statuses(group):
                 found[status.manifest.id] = _with_job_dir_notes(status)
     shown = [found[m.id] for m in manifests]
-    return [with_failure(s) for s in shown] if failures else shown
+    return [with_progress(with_failure(s)) for s in shown] if failures else shown
 
 
 def with_failure(status: JobStatus) -> JobStatus:
@@ -79,6 +80,16 @@ def with_failure(status: JobStatus) -> JobStatus:
             status = replace(status, state=stopped, exit_code=code, final=True)
     failure = diagnose(status)
     return status if failure is None else replace(status, failure=failure)
+
+
+def with_progress(status: JobStatus) -> JobStatus:
+    """``status`` with how far its training is (:mod:`automodel_launch.progress`)."""
+    from dataclasses import replace
+
+    from automodel_launch.progress.read import progress_of
+
+    progress = progress_of(status)
+    return status if progress is None else replace(status, progress=progress)
 
 
 def cancel_all(manifests: list[Manifest]) -> list[JobStatus]:

@@ -56,7 +56,7 @@ def test_jobs_shows_a_sweep_as_one_row_with_one_scheduler_query(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["ID", "NAME", "LAUNCHER", "SCHEDULER", "ID", "STATE",
-                                "SUBMITTED", "ELAPSED", "JOB", "DIRECTORY"]  # fmt: skip
+                                "SUBMITTED", "ELAPSED", "PROGRESS", "JOB", "DIRECTORY"]  # fmt: skip
     assert lines[1].split()[:4] == [SWEEP, "lr", "slurm", "100"]
     assert "4 points: 2 RUNNING, 1 PENDING, 1 COMPLETED" in lines[1]
     assert lines[1].rstrip().endswith(str(tmp_path / "jobs" / SWEEP))

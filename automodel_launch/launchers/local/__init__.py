@@ -83,7 +83,9 @@ class Interactive:
         ]  # fmt: skip
 
     def record_details(self, document: LaunchDocument) -> dict[str, Any]:
-        return {}
+        from automodel_launch.progress.bounds import checkpoint_text, placed, recipe_details
+
+        return recipe_details(document) | placed(checkpoint_text(document), None, None)
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return None

@@ -89,7 +89,11 @@ class SkyPilot:
         ]  # fmt: skip
 
     def record_details(self, document: LaunchDocument) -> dict[str, Any]:
-        return {}
+        from automodel_launch.progress.bounds import recipe_details
+
+        return recipe_details(document) | {
+            "checkpoint_note": "the checkpoint directory is on the cloud's nodes"
+        }
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return None

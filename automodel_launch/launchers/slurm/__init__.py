@@ -78,7 +78,7 @@ class Slurm:
         from automodel_launch.launchers.slurm.summary import record_details
 
         assert document.slurm is not None
-        return record_details(document.slurm)
+        return record_details(document)
 
     def repo_root(self, document: LaunchDocument) -> str | None:
         return document.slurm.repo_root if document.slurm is not None else None

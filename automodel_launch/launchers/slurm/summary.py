@@ -3,10 +3,13 @@ keeps of the request."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.render.environment import variable_lines
+
+if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
 
 
 def summary(cfg: SlurmConfig) -> list[tuple[str, str]]:
@@ -40,10 +43,22 @@ def resources(cfg: SlurmConfig) -> str:
     )
 
 
-def record_details(cfg: SlurmConfig) -> dict[str, Any]:
-    """The manifest's ``details`` of the request: time, nodes, partition, GPUs."""
+def record_details(document: LaunchDocument) -> dict[str, Any]:
+    """The manifest's ``details`` of the request: time, nodes, partition, GPUs; what bounds
+    the training, and where its checkpoints are on the submitting host (the job runs in
+    ``chdir``, else the job directory; in a container, through its mounts)."""
+    from automodel_launch.progress.bounds import checkpoint_text, placed, recipe_details
+
+    cfg = document.slurm
+    assert cfg is not None
     details: dict[str, Any] = {"time": str(cfg.time), "nodes": cfg.nodes,
                                "partition": cfg.partition}  # fmt: skip
     if cfg.gpus_per_node:
         details["gpus_per_node"] = cfg.gpus_per_node
-    return details
+    signal = cfg.warning_signal
+    if cfg.requeue and signal is not None:
+        details["requeue_signal_seconds"] = signal.seconds
+        details["max_requeues"] = cfg.max_requeues
+    mounts = cfg.mounts() if cfg.container_image else None
+    return details | recipe_details(document) | placed(checkpoint_text(document), cfg.chdir,
+                                                       mounts)  # fmt: skip

@@ -1,0 +1,171 @@
+"""On the real local Slurm cluster: ``status`` follows a job's training as a stand-in
+trainer reports it in AutoModel's words (``harness/progress_trainer.py``: the step lines,
+``training.jsonl`` and ``validation.jsonl`` under ``checkpoint.checkpoint_dir``).
+
+Three jobs are submitted at once and watched together:
+
+- **limit**: a step a second, 1,000 steps, a checkpoint every 100, a 3-minute limit.
+  Its first step comes 30 s after the job's start as Slurm counts it (the trainer waits
+  for that), so the limit falls near step 150 however long the start took: the forecast
+  says it stops near 150 with its last checkpoint at 100, and it does. Slurm stops a job
+  at its first time-limit check after the limit (about every 30 s) and gives it KillWait
+  (5 s) more: the last step is 150 to 190, which holds no other checkpoint.
+- **nan**: the loss is nan from step 8; ``status`` names the step.
+- **hang**: no step after step 6; ``status`` names the hang once ten usual intervals and
+  the 30 s floor passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.conftest import free_port
+from tests.integration.slurm import HARNESS, Cluster
+from tests.integration.waiting import status_until
+
+pytestmark = pytest.mark.integration
+
+CONFIG = """\
+step_scheduler:
+  max_steps: {steps}
+  ckpt_every_steps: {every}
+checkpoint:
+  enabled: true
+  checkpoint_dir: {ckpt}
+slurm:
+  job_name: {name}
+  nodes: 1
+  ntasks_per_node: 1
+  gpus_per_node: 0
+  time: "{time}"
+  container_image: null
+  master_port: {port}
+  job_dir: {jobs}
+  env_vars:
+    OMP_NUM_THREADS: 1
+    CKPT_DIR: {ckpt}
+    STEPS: {steps}
+    CKPT_EVERY: {every}
+{more}"""
+ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
+
+
+class Cli:
+    def __init__(self, cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
+        self.cluster = cluster
+        self.tmp = tmp_path
+        self.env = {
+            "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin",
+            "AUTOMODEL_LAUNCH_STATE_DIR": str(tmp_path / "state"),
+            "TMPDIR": str(tmp_path),
+        }
+
+    def run(self, *args: str, timeout: float = 120) -> Any:
+        return self.cluster.run(
+            sys.executable, "-m", "automodel_launch", *args,
+            cwd=self.tmp, timeout=timeout, extra_env=self.env,
+        )  # fmt: skip
+
+    def submit(self, name: str, mode: str, *, steps: int, every: int, time_limit: str,
+               more: dict[str, str]) -> str:  # fmt: skip
+        config = self.tmp / f"{name}.yaml"
+        extra = "".join(f"    {key}: {value}\n" for key, value in more.items())
+        config.write_text(CONFIG.format(
+            name=name, steps=steps, every=every, time=time_limit, port=free_port(),
+            jobs=self.tmp / "jobs", ckpt=self.tmp / "ckpt" / name, more=extra,
+        ))  # fmt: skip
+        entry = f"{HARNESS / 'progress_trainer.py'} {mode}"
+        done = self.run("submit", str(config), "--entry", entry, "--no-preflight")
+        assert done.returncode == 0, done.stderr
+        match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
+        assert match, done.stdout + done.stderr
+        return match.group(1)
+
+    def status(self, job: str) -> dict[str, Any]:
+        done = self.run("status", job, "--format", "json")
+        assert done.returncode == 0, done.stderr
+        shown: dict[str, Any] = json.loads(done.stdout)
+        return shown
+
+    def until(self, job: str, done: Any, timeout: float) -> dict[str, Any]:
+        return status_until(lambda: self.status(job), done, timeout, 1)
+
+
+def _problems(shown: dict[str, Any]) -> list[str]:
+    return [p["kind"] for p in (shown.get("progress") or {}).get("problems", [])]
+
+
+def test_status_follows_training_forecasts_the_limit_and_names_nan_and_hang(
+    slurm_cluster: Cluster, torchrun: str, tmp_path: Path
+) -> None:
+    cli = Cli(slurm_cluster, torchrun, tmp_path)
+    limit = cli.submit("limit", "train", steps=1000, every=100, time_limit="3",
+                       more={"STEP_SECONDS": "1", "START_AFTER": "30"})  # fmt: skip
+    nan = cli.submit("nan", "nan", steps=14, every=5, time_limit="5",
+                     more={"STEP_SECONDS": "0.5", "NAN_AT": "8"})  # fmt: skip
+    hang = cli.submit("hang", "hang", steps=100, every=5, time_limit="5",
+                      more={"STEP_SECONDS": "1", "HANG_AT": "6"})  # fmt: skip
+
+    shown = cli.until(nan, lambda s: s["state"] in ENDED, 300)
+    assert shown["state"] == "COMPLETED", shown
+    progress = shown["progress"]
+    assert progress["problems"] == [
+        {"kind": "not-a-number", "step": 8, "text": "the loss is nan at step 8"}
+    ]
+    assert (progress["step"], progress["max_steps"], progress["loss"]) == (14, 14, "nan")
+    text = cli.run("status", nan).stdout
+    assert "problem    the loss is nan at step 8\n" in text, text
+
+    shown = cli.until(limit, lambda s: ((s.get("progress") or {}).get("step") or 0) >= 25, 300)
+    assert shown["state"] == "RUNNING", shown
+    progress = shown["progress"]
+    assert progress["max_steps"] == 1000 and progress["loss"] < 4.0
+    assert 0.9 <= progress["seconds_per_step"] <= 1.3, progress
+    assert progress["rate_from"] == "training.jsonl's timestamps"
+    assert progress["tps_per_gpu"] == 1000.0 and progress["mem_gib"] == 1.5
+    forecast = progress["forecast"]
+    assert forecast["finishes"] is False and forecast["requeued"] is False
+    stop = forecast["stop_step"]
+    assert 135 <= stop <= 152, forecast
+    assert forecast["last_checkpoint"] == 100
+    assert forecast["lost_steps"] == stop - 100
+    assert re.fullmatch(
+        r"at 1\.\d\d s a step, step 1000 comes \d+m\d\ds after the start; the limit is 3m: "
+        rf"the job stops near step {stop}; its last checkpoint will be step 100; the "
+        rf"{stop - 100} steps after it are lost",
+        forecast["text"],
+    ), forecast
+    text = cli.run("status", limit).stdout
+    assert re.search(r"^progress   step \d+ of 1000, epoch 0; loss \d\.\d{4}", text, re.M), text
+    assert re.search(
+        r"^rate       1\.\d\d s a step \(from training\.jsonl's timestamps\); "
+        r"1,000 tokens/s per GPU; memory 1\.50 GiB; \d+m\d\ds left",
+        text,
+        re.M,
+    ), text
+    assert f"forecast   {forecast['text']}\n" in text
+
+    shown = cli.until(hang, lambda s: "hang" in _problems(s), 240)
+    assert "hang" in _problems(shown), shown
+    (problem,) = [p for p in shown["progress"]["problems"] if p["kind"] == "hang"]
+    assert problem["step"] == 6
+    assert re.fullmatch(r"no new step for \d+s after step 6 \(a step usually takes 1\.\d\d s\): "
+                        r"it may hang", problem["text"]), problem  # fmt: skip
+    assert cli.run("cancel", hang).returncode == 0
+
+    shown = cli.until(limit, lambda s: s["state"] in ENDED, 420)
+    assert shown["state"] == "TIMEOUT", shown
+    log = Path(shown["log_path"]).read_text()
+    last = max(int(n) for n in re.findall(r"^\S* ?step (\d+) \|", log, re.M))
+    assert stop - 3 <= last <= 190, (stop, last)
+    kept = sorted(int(p.name.rsplit("_", 1)[1]) for p in (tmp_path / "ckpt" / "limit").glob(
+        "epoch_0_step_*"))  # fmt: skip
+    assert kept == [100], kept
+    assert shown["progress"]["step"] == last
