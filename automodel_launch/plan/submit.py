@@ -1,7 +1,9 @@
 """Submitting a rendered plan: its files written whole, handed over, each point recorded.
 
-A single job and a Slurm sweep are one handover of the plan's job directory (one
-``sbatch``: the array's tasks are its points, ``ARRAYID_INDEX``). A sweep on a launcher
+A single job is one handover of the plan's job directory; a Slurm sweep is one per job
+array (one ``sbatch`` each: an array's tasks are its points, ``ARRAYID_INDEX``; one
+array unless the points need different scripts, :mod:`automodel_launch.plan.render`;
+``--max-parallel`` caps each array). A sweep on a launcher
 that runs no arrays hands its points over one by one: on this node in the foreground one
 after another, one failing not stopping the rest; otherwise (SkyPilot, ``--detach``)
 through the point feeder (:mod:`automodel_launch.plan.driver`), at most
@@ -109,6 +111,11 @@ def submit_plan(
         _run_points(plan, recorders, launcher, done, written, environ, dry_run=dry_run, say=say)
     elif plan.is_sweep and not launcher.arrays:
         _feed(plan, recorders, launcher, done, environ, progress)
+    elif plan.is_sweep:
+        _submit_arrays(
+            plan, recorders, launcher, done, written, environ, dry_run=dry_run, detach=detach,
+            progress=progress,
+        )  # fmt: skip
     else:
         submitted = _hand_over(
             plan, launcher, recorders[0], written, environ, dry_run=dry_run, detach=detach,
@@ -120,7 +127,8 @@ def submit_plan(
 
             remove_job_dir(written)
         else:
-            _record_all(plan, recorders, submitted)
+            recorders[0].record(submitted.job_id or recorders[0].manifest.scheduler_id,
+                                submitted.details)  # fmt: skip
     if not dry_run:
         done.manifests = [r.manifest for r in recorders]
         done.warnings = [r.warning for r in recorders if r.warning]
@@ -128,14 +136,15 @@ def submit_plan(
 
 
 def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list[Recorder]:
-    """A manifest per point (a sweep's points name its id, their index and values)."""
+    """A manifest per point (a sweep's points name its id, their index and values; each
+    its own launcher details: a swept ``slurm.nodes`` is the point's)."""
     from automodel_launch.jobs.origins import rerun_settings, run_settings
     from automodel_launch.jobs.record import Recorder
     from automodel_launch.launchers import launcher_of
 
     document = plan.document
     assert document is not None
-    details = launcher_of(document).record_details(document)
+    runner = launcher_of(document)
     sweep = (plan.sweep_id or os.urandom(6).hex()) if plan.is_sweep else None
     assert plan.root is not None
     code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None
@@ -170,7 +179,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             config=plan.path,
             files=job.prepared.files,
             environ=environ,
-            details=details,
+            details=runner.record_details(job.report.document or document),
             sweep=sweep,
             point=job.point.index if sweep is not None else None,
             values=values_of(job) if sweep is not None else None,
@@ -200,34 +209,91 @@ def _hand_over(
     dry_run: bool,
     detach: bool,
     progress: Progress,
+    script: str | None = None,
+    keep: bool = False,
 ) -> Submitted:
-    """One handover for the whole plan: a single job, or a Slurm array."""
+    """One handover: a single job, or one Slurm array of a sweep (``script``: its script,
+    one of several; None: the launcher's one). ``keep``: another array of the sweep runs
+    already, so the job directory stays whatever happens."""
     from automodel_launch.handover import Handover, SubmitError
     from automodel_launch.jobdir import remove_job_dir
 
     assert plan.document is not None and plan.root is not None
     handover = Handover(
         plan.document, plan.root, plan.files, environ, dry_run=dry_run, detach=detach,
-        started=None if dry_run or plan.is_sweep else recorder.record,
+        started=None if dry_run or plan.is_sweep else recorder.record, script=script,
+        again=keep,
     )  # fmt: skip
     try:
         with progress(launcher.progress):
             return launcher.submit(handover)
     except (SubmitError, OSError) as exc:
-        if not (isinstance(exc, SubmitError) and exc.started):
+        if not keep and not (isinstance(exc, SubmitError) and exc.started):
             remove_job_dir(written)  # refused before anything ran in it
         if isinstance(exc, SubmitError):
             raise
         raise SubmitError(str(exc)) from None
 
 
-def _record_all(plan: JobPlan, recorders: list[Recorder], submitted: Submitted) -> None:
-    """Each point's id: a single job's, or ``ARRAY_INDEX`` for a point of an array."""
-    for job, recorder in zip(plan.jobs, recorders, strict=True):
-        job_id = submitted.job_id or recorder.manifest.scheduler_id
-        if plan.is_sweep and job_id is not None:
-            job_id = f"{job_id}_{job.point.index}"
-        recorder.record(job_id, submitted.details)
+def _submit_arrays(
+    plan: JobPlan,
+    recorders: list[Recorder],
+    launcher: Launcher,
+    done: Submission,
+    written: Written,
+    environ: dict[str, str],
+    *,
+    dry_run: bool,
+    detach: bool,
+    progress: Progress,
+) -> None:
+    """Each job array of the sweep handed over in turn, its points recorded as its tasks
+    (``ARRAY_INDEX``). The first refused: nothing ran, the error is raised (as for one
+    array). A later one refused: the arrays handed over run on; its points never run, and
+    are recorded FAILED and named in :attr:`Submission.failed`."""
+    from automodel_launch.handover import SubmitError
+    from automodel_launch.jobdir import remove_job_dir
+
+    recorder_of = {job.point.index: r for job, r in zip(plan.jobs, recorders, strict=True)}
+    several = len(plan.arrays) > 1
+    running = False
+    for array in plan.arrays:
+        try:
+            submitted = _hand_over(
+                plan, launcher, recorder_of[array.points[0]], written, environ,
+                dry_run=dry_run, detach=detach, progress=progress,
+                script=array.script if several else None, keep=running,
+            )  # fmt: skip
+        except SubmitError as exc:
+            if not running or dry_run:
+                raise
+            for index in array.points:
+                _never_ran(recorder_of[index], exc.started)
+                done.failed.append(f"point {index} (array {array.number}): {exc}")
+            continue
+        running = not dry_run
+        done.summaries.append(
+            f"array {array.number} ({array.listed}): {submitted.summary}" if several
+            else submitted.summary
+        )  # fmt: skip
+        for index in array.points if not dry_run else ():
+            recorder = recorder_of[index]
+            job_id = submitted.job_id or recorder.manifest.scheduler_id
+            recorder.record(f"{job_id}_{index}" if job_id else None, submitted.details)
+    if dry_run:
+        remove_job_dir(written)
+
+
+def _never_ran(recorder: Recorder, started: bool) -> None:
+    """A point whose array was refused: recorded without an id, and FAILED by its
+    ``exit_code`` unless sbatch may have started it (its answer unread)."""
+    from automodel_launch.jobs.files import write_job_file
+    from automodel_launch.layout import EXIT_CODE
+
+    if not started:
+        with contextlib.suppress(OSError):
+            write_job_file(Path(recorder.manifest.job_dir), EXIT_CODE, "1\n")
+    recorder.record(None, {})
 
 
 def _run_points(
