@@ -374,10 +374,6 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid-profile": (Severity.ERROR, "a profile file entry that is not launcher sections"),
     "profile-not-applied": (Severity.NOTE, "the profile has no section for the recipe's launcher"),
     "invalid-override": (Severity.ERROR, "a --set KEY that cannot be applied to this recipe"),
-    "sweep-shared-section": (
-        Severity.ERROR,
-        "a swept launcher field: the tasks of a Slurm job array share one slurm: section",
-    ),
 }
 
 

@@ -30,6 +30,12 @@ class Handover:
     sweep_point: bool = False
     """A point of a sweep handed over on its own (:mod:`automodel_launch.plan.driver`): it
     must run apart and end by itself (SkyPilot: a managed job, spot or not)."""
+    script: str | None = None
+    """The script to hand over, one of several in the job directory (a sweep of several
+    Slurm job arrays, each its own); None: the launcher's artifact."""
+    again: bool = False
+    """The job directory was handed over already (an earlier job array of the sweep runs
+    from it): it is not copied anew to a named cluster, and stays whatever happens."""
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,13 @@ def sweep_root(point_dir: Path) -> Path:
     return point_dir.parent.parent
 
 
+def array_script(number: int) -> str:
+    """The script of job array ``number`` of a sweep split into several arrays
+    (``job-1.sbatch``); a sweep of one array has the one :data:`SLURM_SCRIPT`."""
+    stem, dot, suffix = SLURM_SCRIPT.rpartition(".")
+    return f"{stem}-{number}{dot}{suffix}"
+
+
 def slurm_log(name: str, scheduler_id: str) -> str:
     """The name :data:`SLURM_LOG_PATTERN` gives the log of job ``scheduler_id``."""
     return f"{name}_{scheduler_id}.out"

@@ -348,7 +348,7 @@ def test_only_the_table_and_its_users_import_the_launchers() -> None:
     )
     assert users == [
         "commands/plan.py", "commands/preflight.py", "commands/submit.py", "commands/summary.py",
-        "job_shell.py", "plan/after.py",
+        "job_shell.py", "plan/after.py", "plan/arrays.py",
         "plan/driver.py", "plan/plan.py", "plan/render.py", "plan/submit.py",
         "prepare.py",
         "remote/job_shell.py", "remote/target.py",

@@ -15,7 +15,8 @@ from automodel_launch.errors import LaunchError
 from automodel_launch.layout import SLURM_SCRIPT
 
 if TYPE_CHECKING:
-    from automodel_launch.plan.plan import JobPlan
+    from automodel_launch.launchers.slurm.cluster.preflight import Preflight
+    from automodel_launch.plan.plan import JobPlan, PlannedJob
     from automodel_launch.results import FileReport
 
 NO_PREFLIGHT = "pass --no-preflight to submit without asking the cluster"
@@ -37,39 +38,64 @@ def preflight_reports(reports: list[FileReport]) -> None:
         raise PreflightError(f"--cluster: {exc}") from None
 
 
-def ask_the_cluster(plan: JobPlan) -> None:
+def ask_the_cluster(plan: JobPlan, preflight: Preflight | None = None) -> None:
     """``submit``'s preflight: the Slurm cluster's word on the plan, added to every point's
-    report (a plan of no ``slurm:`` job asks nothing)."""
+    report (a plan of no ``slurm:`` job asks nothing). A sweep is asked about once per
+    launcher section its points have (each is a job array of its own, :mod:`.plan.render`),
+    on its first point; the word on it is on each point of that section. ``preflight``:
+    the one that reads the cluster (None: a new one)."""
     from automodel_launch.launchers import launcher_of
 
     document = plan.document
     if document is None or not launcher_of(document).preflight:
         return
     from automodel_launch.diagnostics import sort_key
+    from automodel_launch.launchers.slurm.cluster.preflight import Preflight
 
-    first = plan.jobs[0].report
-    known = set(first.diagnostics)
-    tasks = len(plan.jobs) if plan.is_sweep else 0
-    preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel)
-    found = [d for d in first.diagnostics if d not in known]
-    for job in plan.jobs[1:]:  # the cluster's word on one point is on every one
-        job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
+    preflight = preflight or Preflight()
+    for group in _sections(plan):
+        first = group[0].report
+        known = set(first.diagnostics)
+        last = max(job.point.index for job in group)
+        tasks = len(group) if plan.is_sweep else 0
+        preflight_report(first, tasks=tasks, max_parallel=plan.max_parallel, last=last,
+                         preflight=preflight)  # fmt: skip
+        found = [d for d in first.diagnostics if d not in known]
+        for job in group[1:]:  # the cluster's word on one point is on every one
+            job.report.diagnostics = sorted(job.report.diagnostics + found, key=sort_key)
+
+
+def _sections(plan: JobPlan) -> list[list[PlannedJob]]:
+    """The plan's points by their launcher section, in the order of their first points."""
+    groups: dict[str, list[PlannedJob]] = {}
+    for job in plan.jobs:
+        document = job.report.document
+        section = getattr(document, document.launcher, None) if document is not None else None
+        key = section.model_dump_json() if section is not None else ""
+        groups.setdefault(key, []).append(job)
+    return list(groups.values())
 
 
 def preflight_report(
-    report: FileReport, *, tasks: int = 0, max_parallel: int | None = None
+    report: FileReport,
+    *,
+    tasks: int = 0,
+    max_parallel: int | None = None,
+    last: int | None = None,
+    preflight: Preflight | None = None,
 ) -> None:
     """``submit`` of a ``slurm:`` config: the rules only (sbatch itself decides next);
-    ``tasks``: a sweep's job array of that many tasks (at most ``max_parallel`` at once),
-    checked once, on the report of its first point."""
+    ``tasks``: a sweep's job array of that many tasks (its largest index ``last``, at most
+    ``max_parallel`` at once), checked once, on the report of its first point;
+    ``preflight``: the one that read the cluster already (None: a new one)."""
     from automodel_launch.launchers.slurm.cluster.client import NoSlurm
     from automodel_launch.launchers.slurm.cluster.preflight import Preflight
 
-    preflight = Preflight()
+    preflight = preflight or Preflight()
     try:
         preflight.check(report)
         if tasks:
-            preflight.check_array(report, tasks, max_parallel)
+            preflight.check_array(report, tasks, max_parallel, last)
     except NoSlurm as exc:
         _unreachable(exc)
         raise PreflightError(f"preflight: {exc}", hint=NO_PREFLIGHT) from None

@@ -52,7 +52,6 @@ def render(
     anything is written."""
     from automodel_launch.errors import LaunchError, UsageError
     from automodel_launch.jobdir import JobDirError
-    from automodel_launch.plan.render import SweepScriptError
 
     plan = plan_of(request, submitting=False)
     problems(plan)
@@ -68,7 +67,7 @@ def render(
         aim(plan, remote, job_dir)  # no connection: the script names the cluster's paths
     try:
         render_of(plan, request, submitting=False)
-    except (JobDirError, SweepScriptError) as exc:  # --job-dir or a sweep cannot be used
+    except JobDirError as exc:  # --job-dir cannot be used
         raise UsageError(str(exc), hint=exc.hint) from None
     shown = Rendered(plan, sweep_text(plan) if plan.is_sweep else None, job_dir is not None)
     if shown.points is not None:
@@ -86,11 +85,14 @@ def render(
 
 
 def sweep_text(plan: JobPlan) -> str:
-    """The points and their values, above the script."""
+    """The points and their values, above the script; a sweep of several job arrays,
+    which points each runs."""
     limit = f", at most {plan.max_parallel} at once" if plan.max_parallel else ""
     lines = [f"sweep: {len(plan.jobs)} points over {', '.join(plan.swept)}{limit}"]
     checkpoints = plan.checkpoints.line if plan.checkpoints is not None else None
     if checkpoints is not None:
         lines.append(f"  checkpoints: {checkpoints}")
     lines += [f"  point {job.point.index}: {job.point.label}" for job in plan.jobs]
+    if len(plan.arrays) > 1:
+        lines += [f"  array {a.number} ({a.script}): {a.listed}" for a in plan.arrays]
     return "\n".join(lines)

@@ -205,15 +205,14 @@ def _refuse_unsupported(plan: JobPlan, *, detach: bool, after: bool) -> None:
 
 
 def _render(plan: JobPlan, render: Callable[[JobPlan], None]) -> None:
-    """A job directory, entry point or sweep that cannot be used: a usage error."""
+    """A job directory or entry point that cannot be used: a usage error."""
     from automodel_launch.errors import UsageError
     from automodel_launch.jobdir import JobDirError
-    from automodel_launch.plan.render import SweepScriptError
     from automodel_launch.render.entry import EntryError
 
     try:
         render(plan)
-    except (JobDirError, EntryError, SweepScriptError) as exc:
+    except (JobDirError, EntryError) as exc:
         raise UsageError(str(exc), hint=exc.hint) from None
 
 

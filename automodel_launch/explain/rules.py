@@ -146,7 +146,6 @@ BY_CODE: dict[str, tuple[str, ...]] = {
         "nemo_run.container_image",
         "k8s.image",
     ),
-    "sweep-shared-section": ("slurm",),
 }
 
 GENERIC = frozenset(

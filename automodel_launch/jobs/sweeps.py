@@ -80,10 +80,14 @@ class SweepStatus:
 
     @property
     def array_id(self) -> str | None:
-        """The Slurm job array the points are tasks of (``1234`` of ``1234_0``...), if one."""
-        arrays = {(s.manifest.scheduler_id or "").partition("_")[0] for s in self.points}
-        tasks = all("_" in (s.manifest.scheduler_id or "") for s in self.points)
-        return arrays.pop() if tasks and len(arrays) == 1 else None
+        """The Slurm job array the points are tasks of (``1234`` of ``1234_0``...), if every
+        point is a task of one; a sweep of several arrays (its points need different
+        scripts: ``--sweep slurm.nodes=1,2``) has them all, in the order of their first
+        points, joined by commas: ``1234,1240``."""
+        ids = [s.manifest.scheduler_id or "" for s in self.points]
+        if not all("_" in job_id for job_id in ids):
+            return None
+        return ",".join(dict.fromkeys(job_id.partition("_")[0] for job_id in ids))
 
     @property
     def job_dir(self) -> str:

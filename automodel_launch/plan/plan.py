@@ -7,8 +7,8 @@ every point passes: a sweep is submitted whole or not at all.
 
 The plan's files are written as one job directory (all files or none,
 :func:`automodel_launch.jobdir.write_job_dir`): a single job's files at its top, a
-sweep's points each in ``points/INDEX/``, beside what runs them all (a Slurm array's one
-script, :mod:`automodel_launch.plan.layout`).
+sweep's points each in ``points/INDEX/``, beside what runs them all (on Slurm, the script
+of each of its job arrays: :class:`Array`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from automodel_launch.diagnostics import Diagnostic, Severity, dotted, sort_key
+from automodel_launch.diagnostics import Diagnostic, sort_key
 from automodel_launch.layout import POINTS
 from automodel_launch.plan.sweep import Axis, Point, points, recorded
 from automodel_launch.results import FileReport
@@ -54,6 +54,34 @@ class PlannedJob:
         return self.prepared.report
 
 
+@dataclass(frozen=True)
+class Array:
+    """One job array of a sweep: the points it runs, as its tasks of the same index.
+
+    The tasks of an array share one script, so a sweep is one array per distinct script:
+    points whose launcher section is the same (``slurm.nodes`` not swept) share one, points
+    that differ in it (``--sweep slurm.nodes=1,2``) are in arrays of their own, numbered in
+    the order of their first points."""
+
+    number: int
+    points: tuple[int, ...]
+    script: str
+    """Its script's name in the sweep's job directory (``job.sbatch``: the one array;
+    ``job-1.sbatch``: array 1 of several)."""
+    shared: str = ""
+    """The swept values all its points share (``slurm.nodes=2``), as :attr:`Point.label`."""
+
+    @property
+    def listed(self) -> str:
+        """``points 0, 2`` (at most :data:`MAX_LISTED`, then how many more)."""
+        shown = ", ".join(str(i) for i in self.points[:MAX_LISTED])
+        more = len(self.points) - MAX_LISTED
+        listed = f"point{'s' if len(self.points) > 1 else ''} {shown}" + (
+            f" and {more} more" if more > 0 else ""
+        )
+        return listed + (f" ({self.shared})" if self.shared else "")
+
+
 @dataclass
 class JobPlan:
     """The jobs of one command, each validated; rendered only when all passed."""
@@ -68,8 +96,11 @@ class JobPlan:
     files: dict[str, str] = field(default_factory=dict)
     """Every file of the plan, by path relative to ``root``."""
     artifact: str = ""
-    """What ``render`` prints: the script, task or command line (a Slurm sweep's one
-    array script; for other sweeps, each point's, under a comment naming it)."""
+    """What ``render`` prints: the script, task or command line (a Slurm sweep's array
+    script, or each of its arrays' under a comment naming its points; for other sweeps,
+    each point's, under a comment naming it)."""
+    arrays: list[Array] = field(default_factory=list)
+    """A sweep on a launcher that runs arrays: its arrays, once rendered (else empty)."""
     claimed: tuple[Path, ...] = ()
     snapshot: Snapshot | Reused | None = None
     """The code every point runs (``code/`` at the top of ``root``); None: the live tree."""
@@ -181,7 +212,6 @@ def plan_jobs(
         )
         report = validate_result(loaded, str(path), settings, purpose=purpose, layers=own)
         check_report(report, settings, entry)
-        _shared_section(report, point)
         jobs.append(PlannedJob(point, PreparedJob(report), given[0].value if given else None))
     plan = JobPlan(path, jobs, tuple(a.key for a in axes), max_parallel)
     plan.sweep_id, plan.checkpoints = sweep, dirs
@@ -198,31 +228,6 @@ def check_max_parallel(value: int | None) -> None:
             f"--max-parallel {value}: give 1 to {MAX_POINTS:,}, the most points of the sweep "
             "that run at once"
         )
-
-
-def _shared_section(report: FileReport, point: Point) -> None:
-    """A swept field of the launcher section of an array: every task has the same one."""
-    document = report.document
-    if document is None or not runs_arrays(document.launcher):
-        return
-    found = [
-        Diagnostic(
-            Severity.ERROR,
-            "sweep-shared-section",
-            dotted(o.loc),
-            0,
-            0,
-            f"{dotted(o.loc)} is swept, but a {document.launcher} sweep is one job array and "
-            f"its tasks share the {document.launcher}: section",
-            "sweep fields of the recipe, or submit each value on its own",
-            o.origin,
-        )
-        for o in point.overrides
-        if o.loc[0] == document.launcher
-    ]
-    if found:
-        report.diagnostics = sorted(report.diagnostics + found, key=sort_key)
-        report.document = None
 
 
 MAX_LISTED = 8
@@ -270,10 +275,16 @@ def _at_points(diagnostic: Diagnostic, owners: Sequence[Point]) -> Diagnostic:
         listed = ", ".join(str(point.index) for point in owners[:MAX_LISTED])
         if len(owners) > MAX_LISTED:
             listed += f" and {len(owners) - MAX_LISTED} more"
-        shared = [o.argument for o in owners[0].overrides
-                  if all(o in point.overrides for point in owners[1:])]  # fmt: skip
-        where = f"points {listed}" + (f" ({', '.join(shared)})" if shared else "")
+        shared = shared_values(owners)
+        where = f"points {listed}" + (f" ({shared})" if shared else "")
     return replace(diagnostic, message=f"{where}: {diagnostic.message}")
+
+
+def shared_values(owners: Sequence[Point]) -> str:
+    """``slurm.nodes=2, peft.dim=8``: the swept values every one of ``owners`` has."""
+    shared = [o.argument for o in owners[0].overrides
+              if all(o in point.overrides for point in owners[1:])]  # fmt: skip
+    return ", ".join(shared)
 
 
 def values_of(job: PlannedJob) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-"""A validated plan's files: each point's job, and for a Slurm sweep the one array script.
+"""A validated plan's files: each point's job, and for a Slurm sweep its array scripts.
 
 Each point is rendered as a job of its own in ``points/INDEX`` (its job config, and the
 artifact that runs it where the launcher runs points one by one). A launcher that runs
-arrays (Slurm) runs every point from one script at the top, each task reading its own
-point's job config; its per-point scripts are not written. The points of an array share
-that script, so it must be the same for every point: a swept value that would change it
-is refused before anything is written.
+arrays (Slurm) runs the points from array scripts at the top, each task reading its own
+point's job config; its per-point scripts are not written. The tasks of an array share
+its script, so the points are split by the script they need: one array when they all
+need the same (the sweep varies what they train), one per distinct script otherwise
+(``--sweep slurm.nodes=1,2``: the points of 1 node in one array, those of 2 in another),
+each array's tasks the indexes of its points (:class:`~automodel_launch.plan.plan.Array`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from automodel_launch.errors import LaunchError
-from automodel_launch.layout import CODE
-from automodel_launch.plan.plan import JobPlan, environ_of, point_dir, runs_arrays
+from automodel_launch.layout import CODE, array_script
+from automodel_launch.plan.plan import (
+    Array,
+    JobPlan,
+    environ_of,
+    point_dir,
+    runs_arrays,
+    shared_values,
+)
 from automodel_launch.prepare import (
     EntryChoice,
     default_job_dir,
@@ -26,13 +34,10 @@ from automodel_launch.prepare import (
 )
 
 if TYPE_CHECKING:
+    from automodel_launch.config.document import LaunchDocument
     from automodel_launch.snapshot import CodeOptions
     from automodel_launch.snapshot.reuse import Reused
     from automodel_launch.snapshot.take import Snapshot
-
-
-class SweepScriptError(LaunchError):
-    """Points of a Slurm sweep that would need different scripts."""
 
 
 def render_plan(
@@ -136,27 +141,34 @@ def _render_points(
     document = plan.document
     assert document is not None
     if runs_arrays(document.launcher):
-        script = _array_script(plan, root, entry, nproc_per_node, environ, after)
         from automodel_launch.launchers import launcher_of
 
         launcher = launcher_of(document)
         files = {k: v for k, v in files.items() if not k.endswith("/" + launcher.artifact)}
-        files[launcher.artifact] = launcher.job_files(script, "")[launcher.artifact]
-        plan.artifact = script
+        scripts = _array_scripts(plan, root, entry, nproc_per_node, environ, after)
+        points = {job.point.index: job.point for job in plan.jobs}
+        plan.arrays = []
+        for number, (indexes, script) in enumerate(scripts):
+            name = launcher.artifact if len(scripts) == 1 else array_script(number)
+            files[name] = launcher.job_files(script, "")[launcher.artifact]
+            shared = shared_values([points[i] for i in indexes]) if len(scripts) > 1 else ""
+            plan.arrays.append(Array(number, indexes, name, shared))
+        plan.artifact = _shown_arrays(plan, [script for _, script in scripts])
     else:
         plan.artifact = "\n".join(shown)
     plan.files = files
 
 
-def _array_script(
+def _array_scripts(
     plan: JobPlan,
     root: Path,
     entry: EntryChoice,
     nproc_per_node: int,
     environ: Mapping[str, str] | None,
     after: str | None,
-) -> str:
-    """One script for every task; each point must render it alike."""
+) -> list[tuple[tuple[int, ...], str]]:
+    """The sweep's arrays: the points that render the same script, in the order of their
+    first points, each with its script (its ``--array`` the indexes of its points)."""
     from automodel_launch.automodel.versions import DEFAULT
     from automodel_launch.render.entry import JobSpec
     from automodel_launch.render.job import render_artifact
@@ -173,17 +185,33 @@ def _array_script(
         after=after,
         code=f"{_seen(plan, root)}/{CODE}" if plan.snapshot is not None else None,
     )
-    scripts = []
+    groups: dict[str, list[int]] = {}
+    documents: dict[str, LaunchDocument] = {}
     for job in plan.jobs:
         assert job.prepared.document is not None
-        scripts.append(render_artifact(job.prepared.document, spec, nproc_per_node))
-        if scripts[-1] != scripts[0]:
-            raise SweepScriptError(
-                f"point {job.point.index} ({job.point.label}) needs another Slurm script "
-                "than point 0: the tasks of a job array share one script",
-                hint="sweep fields of the recipe only, or submit each value on its own",
-            )
-    return scripts[0]
+        script = render_artifact(job.prepared.document, spec, nproc_per_node)
+        groups.setdefault(script, []).append(job.point.index)
+        documents.setdefault(script, job.prepared.document)
+    if len(groups) == 1:  # every task: 0 to N-1
+        return [(tuple(indexes), script) for script, indexes in groups.items()]
+    from dataclasses import replace
+
+    return [
+        (tuple(indexes), render_artifact(
+            documents[script], replace(spec, array_indexes=tuple(indexes)), nproc_per_node
+        ))
+        for script, indexes in groups.items()
+    ]  # fmt: skip
+
+
+def _shown_arrays(plan: JobPlan, scripts: list[str]) -> str:
+    """What ``render`` prints: the one array's script, or each under the points it runs."""
+    if len(scripts) == 1:
+        return scripts[0]
+    return "\n".join(
+        f"# array {array.number} ({array.script}): {array.listed}\n{script}"
+        for array, script in zip(plan.arrays, scripts, strict=True)
+    )
 
 
 def _seen(plan: JobPlan, local: Path) -> str:

@@ -1,7 +1,9 @@
 """Submitting a rendered plan: its files written whole, handed over, each point recorded.
 
-A single job and a Slurm sweep are one handover of the plan's job directory (one
-``sbatch``: the array's tasks are its points, ``ARRAYID_INDEX``). A sweep on a launcher
+A single job is one handover of the plan's job directory; a Slurm sweep is one per job
+array (one ``sbatch`` each: an array's tasks are its points, ``ARRAYID_INDEX``; one
+array unless the points need different scripts, :mod:`automodel_launch.plan.render`;
+``--max-parallel`` caps each array). A sweep on a launcher
 that runs no arrays hands its points over one by one: on this node in the foreground one
 after another, one failing not stopping the rest; otherwise (SkyPilot, ``--detach``)
 through the point feeder (:mod:`automodel_launch.plan.driver`), at most
@@ -23,7 +25,6 @@ from automodel_launch.layout import DRIVER_LOG
 from automodel_launch.plan.plan import JobPlan, PlannedJob, values_of
 
 if TYPE_CHECKING:
-    from automodel_launch.handover import Submitted
     from automodel_launch.jobdir import Written
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.record import Recorder
@@ -109,8 +110,17 @@ def submit_plan(
         _run_points(plan, recorders, launcher, done, written, environ, dry_run=dry_run, say=say)
     elif plan.is_sweep and not launcher.arrays:
         _feed(plan, recorders, launcher, done, environ, progress)
+    elif plan.is_sweep:
+        from automodel_launch.plan.arrays import submit_arrays
+
+        submit_arrays(
+            plan, recorders, launcher, done, written, environ, dry_run=dry_run, detach=detach,
+            progress=progress,
+        )  # fmt: skip
     else:
-        submitted = _hand_over(
+        from automodel_launch.plan.arrays import hand_over
+
+        submitted = hand_over(
             plan, launcher, recorders[0], written, environ, dry_run=dry_run, detach=detach,
             progress=progress,
         )  # fmt: skip
@@ -120,7 +130,8 @@ def submit_plan(
 
             remove_job_dir(written)
         else:
-            _record_all(plan, recorders, submitted)
+            recorders[0].record(submitted.job_id or recorders[0].manifest.scheduler_id,
+                                submitted.details)  # fmt: skip
     if not dry_run:
         done.manifests = [r.manifest for r in recorders]
         done.warnings = [r.warning for r in recorders if r.warning]
@@ -128,14 +139,15 @@ def submit_plan(
 
 
 def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list[Recorder]:
-    """A manifest per point (a sweep's points name its id, their index and values)."""
+    """A manifest per point (a sweep's points name its id, their index and values; each
+    its own launcher details: a swept ``slurm.nodes`` is the point's)."""
     from automodel_launch.jobs.origins import rerun_settings, run_settings
     from automodel_launch.jobs.record import Recorder
     from automodel_launch.launchers import launcher_of
 
     document = plan.document
     assert document is not None
-    details = launcher_of(document).record_details(document)
+    runner = launcher_of(document)
     sweep = (plan.sweep_id or os.urandom(6).hex()) if plan.is_sweep else None
     assert plan.root is not None
     code = plan.snapshot.record(plan.root, environ) if plan.snapshot is not None else None
@@ -170,7 +182,7 @@ def _recorders(plan: JobPlan, launcher: str, environ: Mapping[str, str]) -> list
             config=plan.path,
             files=job.prepared.files,
             environ=environ,
-            details=details,
+            details=runner.record_details(job.report.document or document),
             sweep=sweep,
             point=job.point.index if sweep is not None else None,
             values=values_of(job) if sweep is not None else None,
@@ -188,46 +200,6 @@ def _inside(plan: JobPlan, job: PlannedJob, name: str) -> str:
     assert plan.root is not None
     relative = plan.job_dir(job).relative_to(plan.root)
     return name if relative == Path() else f"{relative.as_posix()}/{name}"
-
-
-def _hand_over(
-    plan: JobPlan,
-    launcher: Launcher,
-    recorder: Recorder,
-    written: Written,
-    environ: dict[str, str],
-    *,
-    dry_run: bool,
-    detach: bool,
-    progress: Progress,
-) -> Submitted:
-    """One handover for the whole plan: a single job, or a Slurm array."""
-    from automodel_launch.handover import Handover, SubmitError
-    from automodel_launch.jobdir import remove_job_dir
-
-    assert plan.document is not None and plan.root is not None
-    handover = Handover(
-        plan.document, plan.root, plan.files, environ, dry_run=dry_run, detach=detach,
-        started=None if dry_run or plan.is_sweep else recorder.record,
-    )  # fmt: skip
-    try:
-        with progress(launcher.progress):
-            return launcher.submit(handover)
-    except (SubmitError, OSError) as exc:
-        if not (isinstance(exc, SubmitError) and exc.started):
-            remove_job_dir(written)  # refused before anything ran in it
-        if isinstance(exc, SubmitError):
-            raise
-        raise SubmitError(str(exc)) from None
-
-
-def _record_all(plan: JobPlan, recorders: list[Recorder], submitted: Submitted) -> None:
-    """Each point's id: a single job's, or ``ARRAY_INDEX`` for a point of an array."""
-    for job, recorder in zip(plan.jobs, recorders, strict=True):
-        job_id = submitted.job_id or recorder.manifest.scheduler_id
-        if plan.is_sweep and job_id is not None:
-            job_id = f"{job_id}_{job.point.index}"
-        recorder.record(job_id, submitted.details)
 
 
 def _run_points(

@@ -98,6 +98,9 @@ class JobSpec:
     array_tasks: int = 0
     """Slurm only: a job array of this many tasks (a sweep), each task reading the job
     config of its point (``points/$SLURM_ARRAY_TASK_ID`` under ``job_dir``)."""
+    array_indexes: tuple[int, ...] = ()
+    """Slurm arrays: the indexes of the array's tasks, its points' (empty: 0 to
+    ``array_tasks - 1``); a sweep split into several arrays gives each its own points."""
     max_parallel: int | None = None
     """Slurm arrays: at most this many tasks run at once."""
     after: str | None = None

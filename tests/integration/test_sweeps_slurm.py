@@ -1,6 +1,7 @@
 """Sweeps on the real local Slurm cluster: one job array, at most --max-parallel tasks at
-once, each task training on its own point's config in its own checkpoint directory; a bad
-point submits nothing; --after; rerun says what it resumes from.
+once, each task training on its own point's config in its own checkpoint directory; a
+sweep over slurm.nodes as two arrays of one sweep; a bad point submits nothing; --after;
+rerun says what it resumes from.
 
 Tasks run ``harness/sweep_trainer.py``: it reads its job config, resumes from the latest
 checkpoint in its checkpoint directory as AutoModel does, trains on CPU over gloo, and
@@ -87,6 +88,44 @@ def test_a_sweep_is_one_array_each_task_on_its_own_point(cli: Cli) -> None:
     spans = [(float(start), float(end)) for *_, start, end in lines]
     most = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
     assert 1 <= most <= 2, spans
+
+
+def test_a_sweep_over_slurm_nodes_is_two_arrays_of_one_sweep(cli: Cli) -> None:
+    config = cli.config("nodesweep", extra=SWEEP_RECIPE)  # a rank a node: 2 nodes train over gloo
+    entry = f"{HARNESS / 'sweep_trainer.py'} {{config}}"
+    done = cli.run(
+        "submit", str(config), "--entry", entry, "--no-preflight", "--sweep", "slurm.nodes=1,2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = re.findall(
+        r"^array (\d) \(point (\d) \(slurm\.nodes=(\d)\)\): submitted Slurm job (\d+); ",
+        done.stdout, re.M,
+    )  # fmt: skip
+    assert [tuple(found[:3]) for found in said] == [("0", "0", "1"), ("1", "1", "2")], done.stdout
+    arrays = [found[3] for found in said]
+    assert len(set(arrays)) == 2  # two sbatch calls, two arrays
+    points = points_of(cli, done.stdout)
+    sweep = str(points[0]["sweep"])
+    assert {str(p["sweep"]) for p in points} == {sweep}  # one sweep
+    root = Path(str(points[0]["job_dir"])).parent.parent
+    scripts = [(root / f"job-{a}.sbatch").read_text() for a in (0, 1)]
+    for script, nodes, tasks in zip(scripts, ("1", "2"), ("0", "1"), strict=True):
+        assert f"#SBATCH --nodes={nodes}\n" in script and f"#SBATCH --array={tasks}\n" in script
+    ended = status_until(
+        lambda: cli.status(sweep), lambda s: set(s["states"]) <= FINAL, timeout=300, pause=0.5
+    )
+    assert ended["states"] == {"COMPLETED": 2}, ended
+    assert ended["scheduler_id"] == ",".join(arrays)
+    assert [(p["point"], p["scheduler_id"], p["values"]) for p in ended["points"]] == [
+        (0, f"{arrays[0]}_0", {"slurm.nodes": 1}), (1, f"{arrays[1]}_1", {"slurm.nodes": 2}),
+    ]  # fmt: skip
+    for index, (array, nodes) in enumerate(zip(arrays, ("1", "2"), strict=True)):
+        job_dir = root / "points" / str(index)
+        assert (job_dir / "exit_code").read_text() == "0\n"
+        log = (job_dir / f"nodesweep_{array}_{index}.out").read_text()
+        assert re.search(r"^\[rank0\]:point lr=0\.1 steps=5 ", log, re.M), log
+        # the controller keeps an ended job MinJobAge (600 s): each task had its nodes
+        assert cli.cluster.job_field(f"{array}_{index}", "NumNodes") == nodes
 
 
 def resumed(job_dir: Path) -> tuple[int, str]:

@@ -97,22 +97,28 @@ def test_a_sweep_summed_and_counted(tmp_path: Path) -> None:
     assert SweepStatus(SWEEP, (status(points[0], seconds=None),)).to_json()["gpu_hours"] is None
 
 
-def test_the_array_id_only_when_every_point_is_a_task_of_one_array(tmp_path: Path) -> None:
+def test_the_array_ids_only_when_every_point_is_a_task_of_an_array(tmp_path: Path) -> None:
     points = sweep(tmp_path, 2)
     single_ids = [
         p.model_copy(update={"scheduler_id": s}) for p, s in zip(points, ("7", "8"), strict=True)
     ]
     two_arrays = [
         p.model_copy(update={"scheduler_id": s})
-        for p, s in zip(points, ("7_0", "8_1"), strict=True)
+        for p, s in zip(points, ("8_0", "7_1"), strict=True)
+    ]  # a sweep of two arrays: in the order of their first points
+    three = sweep(tmp_path / "three", 3)
+    split = [
+        p.model_copy(update={"scheduler_id": s})
+        for p, s in zip(three, ("7_0", "9_1", "7_2"), strict=True)
     ]
     unsubmitted = [points[0], points[1].model_copy(update={"scheduler_id": None})]
     same = [p.model_copy(update={"scheduler_id": "7"}) for p in points]
     mixed = [
         p.model_copy(update={"scheduler_id": s}) for p, s in zip(points, ("7_0", "7"), strict=True)
     ]
-    for group, array in ((points, "100"), (single_ids, None), (two_arrays, None),
-                         (unsubmitted, None), (same, None), (mixed, None)):  # fmt: skip
+    for group, array in ((points, "100"), (single_ids, None), (two_arrays, "8,7"),
+                         (split, "7,9"), (unsubmitted, None), (same, None),
+                         (mixed, None)):  # fmt: skip
         assert SweepStatus(SWEEP, tuple(status(p) for p in group)).array_id == array
 
 

@@ -132,16 +132,6 @@ def test_a_value_no_point_could_record_submits_nothing_and_leaves_nothing(
     assert not (tmp_path / "state").exists()
 
 
-def test_a_swept_slurm_field_is_refused_for_an_array(tmp_path: Path) -> None:
-    (tmp_path / "r.yaml").write_text(SLURM + RECIPE)
-    done = run("render", "r.yaml", "--sweep", "slurm.nodes=1,2", cwd=tmp_path)
-    assert done.returncode == 1
-    assert (
-        "error[sweep-shared-section] slurm.nodes: point 0 (slurm.nodes=1): slurm.nodes is swept, "
-        "but a slurm sweep is one job array and its tasks share the slurm: section"
-    ) in done.stderr
-
-
 def test_a_slurm_sweep_is_one_sbatch_and_one_recorded_job_per_point(
     fake_slurm: FakeSlurm, tmp_path: Path
 ) -> None:

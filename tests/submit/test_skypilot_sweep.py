@@ -173,3 +173,28 @@ def test_a_sweeps_managed_jobs_are_one_queue_call_or_none(
     assert [(s.state, s.note) for s in shown] == [
         ("UNKNOWN", "SkyPilot could not say (RuntimeError: the API server is down)")
     ] * 2
+
+
+def test_a_sweep_over_skypilot_fields_is_a_managed_job_per_point(
+    cloud: Cloud, tmp_path: Path
+) -> None:
+    """No job array to share: each point is a managed job with a task of its own, so a
+    swept ``skypilot:`` field is each point's own (on Slurm it splits the sweep into
+    arrays)."""
+    config = tmp_path / "sky.yaml"
+    config.write_text(CONFIG.format(jobs=tmp_path / "jobs"))
+    result = CliRunner().invoke(
+        app, ["submit", str(config), "--sweep", "skypilot.accelerators=A100:8,H100:8"],
+        env={"HF_TOKEN": TOKEN},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (root,) = (tmp_path / "jobs").iterdir()
+    made = [json.loads((root / f"points/{i}/manifest.json").read_text()) for i in range(2)]
+    assert [m["values"] for m in made] == [
+        {"skypilot.accelerators": "A100:8"}, {"skypilot.accelerators": "H100:8"}
+    ]  # fmt: skip
+    assert [m["scheduler_id"] for m in made] == ["1", "2"]
+    assert len(cloud.launched()) == 2
+    tasks = [(root / f"points/{i}/task.yaml").read_text() for i in range(2)]
+    assert ["A100:8" in t and "H100" not in t for t in tasks] == [True, False]
+    assert ["H100:8" in t and "A100" not in t for t in tasks] == [False, True]

@@ -12,6 +12,7 @@ without expanding the ranges, so a 1,000-task array is read from one answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 MAX_RANGES = 1024
@@ -39,6 +40,28 @@ def in_ranges(ranges: str, index: int) -> bool:
         if step > 0 and first <= index <= last and (index - first) % step == 0:
             return True
     return False
+
+
+def task_ranges(indexes: Sequence[int]) -> str:
+    """``--array``'s text for tasks ``indexes`` (ascending, distinct): ``0-3`` for 0 to 3,
+    ``1-7:2`` for 1, 3, 5, 7, ``0,5`` for two apart, pieces joined by commas; what
+    :func:`in_ranges` reads back. An array of a split sweep holds the indexes of its points."""
+    pieces = []
+    at = 0
+    while at < len(indexes):
+        first, end = indexes[at], at
+        step = indexes[at + 1] - first if at + 1 < len(indexes) else 0
+        while end + 1 < len(indexes) and indexes[end + 1] - indexes[end] == step:
+            end += 1
+        if step != 1 and end - at < 2:
+            end = at  # two apart read better as two numbers: 0,5
+        last = indexes[end]
+        if end == at:
+            pieces.append(str(first))
+        else:
+            pieces.append(f"{first}-{last}" + (f":{step}" if step != 1 else ""))
+        at = end + 1
+    return ",".join(pieces)
 
 
 def pending_ranges(job_id: str) -> tuple[str, str] | None:

@@ -230,10 +230,13 @@ def cancel(manifest: Manifest, *, wait: float = 15.0) -> JobStatus:
 def cancel_all(manifests: Sequence[Manifest], *, wait: float = 15.0) -> list[JobStatus]:
     """Cancel every job of ``manifests`` that has not ended (a sweep's points, an array's
     tasks) with one ``scancel``, then wait up to ``wait`` seconds for them to end (one
-    ``squeue`` a look). Nothing is cancelled when one id is no Slurm id."""
+    ``squeue`` a look). Nothing is cancelled when one id is no Slurm id; a point that never
+    ran (its array refused: no id, an exit status) is passed over."""
     from automodel_launch.remote.session import connected, for_jobs
 
     for manifest in manifests:
+        if manifest.scheduler_id is None and left_behind(manifest) is not None:
+            continue
         checked_id(manifest, "nothing to cancel")
     with connected(for_jobs(manifests)):
         return _cancel_all(manifests, wait)

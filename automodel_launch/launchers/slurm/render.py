@@ -14,6 +14,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.launchers.slurm import requeue
+from automodel_launch.launchers.slurm.arrays import task_ranges
 from automodel_launch.layout import (
     ERROR_FILES,
     EXIT_CODE,
@@ -121,10 +122,13 @@ def _directives(cfg: SlurmConfig, spec: JobSpec, ft: FaultTolerance | None) -> s
 
 
 def _array(spec: JobSpec) -> str | None:
-    """``0-N`` (``%K``: at most K tasks at once); None for one job."""
+    """``0-N``, or the indexes of the array's points (``1-3:2``); ``%K``: at most K tasks
+    at once. None for one job."""
     if not spec.array_tasks:
         return None
     limit = f"%{spec.max_parallel}" if spec.max_parallel else ""
+    if spec.array_indexes:
+        return task_ranges(spec.array_indexes) + limit
     return f"0-{spec.array_tasks - 1}{limit}"
 
 

@@ -37,27 +37,31 @@ def submit_slurm(
     dry_run: bool = False,
     dependency: Dependency | None = None,
     credentials: Mapping[str, str] | None = None,
+    script: str = SCRIPT,
+    again: bool = False,
 ) -> Submitted:
-    """``sbatch --parsable`` (``--test-only`` for a dry run) of the job directory's script,
-    after ``dependency`` when one is given. On a named cluster the directory is copied
-    there first, and ``credentials`` reach sbatch's environment there, never a file."""
+    """``sbatch --parsable`` (``--test-only`` for a dry run) of the job directory's
+    ``script``, after ``dependency`` when one is given. On a named cluster the directory is
+    copied there first, and ``credentials`` reach sbatch's environment there, never a file;
+    ``again``: it was copied already (an earlier array of the sweep runs from it), and
+    stays if sbatch refuses."""
     client = SlurmClient()
     remote = current_transport()
     where: Path | str = job_dir
     try:
         if dry_run:
-            answer = client.sbatch(SCRIPT, cwd=job_dir, test_only=True, dependency=dependency)
+            answer = client.sbatch(script, cwd=job_dir, test_only=True, dependency=dependency)
             return Submitted(f"sbatch --test-only accepts the job: {said(answer.stderr)}")
         if remote is not None:
-            where = remote.push(job_dir)
+            where = remote.where(str(job_dir)) if again else remote.push(job_dir)
         submission = client.submit(
-            SCRIPT, cwd=job_dir, dependency=dependency,
+            script, cwd=job_dir, dependency=dependency,
             secrets=credentials if remote is not None else None,
         )  # fmt: skip
     except Unparsed as exc:
         raise SubmitError(str(exc), started=True) from None
     except SlurmError as exc:
-        if remote is not None and where != job_dir:  # copied, refused: no job there
+        if remote is not None and where != job_dir and not again:  # copied, refused: no job
             _discard(remote, str(where))
         raise SubmitError(str(exc)) from None
     details = {} if submission.cluster is None else {"cluster": submission.cluster}
@@ -79,7 +83,10 @@ def hand_over(handover: Handover) -> Submitted:
     carried = None
     if current_transport() is not None:
         carried = referenced_credentials(handover.files.values(), handover.environ)
-    return submit_slurm(handover.job_dir, dry_run=handover.dry_run, credentials=carried)
+    return submit_slurm(
+        handover.job_dir, dry_run=handover.dry_run, credentials=carried,
+        script=handover.script or SCRIPT, again=handover.again,
+    )  # fmt: skip
 
 
 _REFERENCE = re.compile(r"\$\{(?:oc\.env:)?([A-Za-z_][A-Za-z0-9_]*)")

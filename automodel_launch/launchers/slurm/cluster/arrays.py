@@ -1,7 +1,8 @@
 """Preflight rules on a job array (a sweep on Slurm): its size, and its tasks at once.
 
-An array of N tasks has the indices ``0`` to ``N-1`` (``#SBATCH --array=0-N-1%K``).
-sbatch refuses it when its largest index is not below the cluster's ``MaxArraySize``.
+An array of N tasks has the indices ``0`` to ``N-1`` (``#SBATCH --array=0-N-1%K``); an
+array of a sweep split into several has the indexes of its points (``1-7:2``). sbatch
+refuses it when its largest index is not below the cluster's ``MaxArraySize``.
 
 Each task is a job of its own with the script's resources: the partition's MaxNodes,
 MinNodes and MaxTime apply to each task, not to the array (a 100-task array of 1 node
@@ -18,11 +19,13 @@ from automodel_launch.launchers.slurm.cluster.model import Cluster, Partition
 from automodel_launch.launchers.slurm.cluster.rules import SECTION, Job, describe
 
 
-def check_array_size(job: Job, cluster: Cluster, tasks: int) -> None:
-    """An array of ``tasks`` tasks is refused by sbatch when ``tasks - 1 >= MaxArraySize``;
-    an unknown MaxArraySize is said in a note, never taken as 0."""
+def check_array_size(job: Job, cluster: Cluster, tasks: int, last: int | None = None) -> None:
+    """An array of ``tasks`` tasks, its largest index ``last`` (None: ``tasks - 1``), is
+    refused by sbatch when ``last >= MaxArraySize``; an unknown MaxArraySize is said in a
+    note, never taken as 0."""
     if tasks < 1:
         raise ValueError(f"an array has at least one task, not {tasks}")
+    last = tasks - 1 if last is None else last
     limit = cluster.max_array_size
     if limit is None:
         job.sink.add(
@@ -31,7 +34,7 @@ def check_array_size(job: Job, cluster: Cluster, tasks: int) -> None:
             at_key=True,
         )  # fmt: skip
         return
-    if tasks - 1 < limit:
+    if last < limit:
         return
     if limit == 0:
         said, hint = (
@@ -43,7 +46,9 @@ def check_array_size(job: Job, cluster: Cluster, tasks: int) -> None:
         hint = f"sweep at most {limit} points, or split the sweep"
     job.sink.add(
         "array-too-large", SECTION,
-        f"an array of {tasks} tasks has the indices 0-{tasks - 1}, {said}: sbatch refuses it",
+        f"an array of {tasks} tasks has the indices "
+        + (f"0-{last}" if last == tasks - 1 else f"up to {last}")
+        + f", {said}: sbatch refuses it",
         hint, at_key=True,
     )  # fmt: skip
 
@@ -73,11 +78,14 @@ def partition_of(job: Job, cluster: Cluster) -> Partition | None:
     return cluster.default_partition if name is None else cluster.partitions.get(name)
 
 
-def check_array(job: Job, cluster: Cluster, tasks: int, max_parallel: int | None) -> None:
-    """An array of ``tasks`` tasks, at most ``max_parallel`` at once: its size against
-    MaxArraySize and its tasks at once against the partition's nodes. MaxNodes, MinNodes
-    and MaxTime apply per task: :meth:`~.preflight.Preflight.check` checks them."""
-    check_array_size(job, cluster, tasks)
+def check_array(
+    job: Job, cluster: Cluster, tasks: int, max_parallel: int | None, last: int | None = None
+) -> None:
+    """An array of ``tasks`` tasks (its largest index ``last``; None: ``tasks - 1``), at
+    most ``max_parallel`` at once: its size against MaxArraySize and its tasks at once
+    against the partition's nodes. MaxNodes, MinNodes and MaxTime apply per task:
+    :meth:`~.preflight.Preflight.check` checks them."""
+    check_array_size(job, cluster, tasks, last)
     partition = partition_of(job, cluster)
     if partition is not None:
         check_parallel(job, partition, tasks, max_parallel)

@@ -71,9 +71,12 @@ class Preflight:
         unreadable(job, self.reader.unreadable)
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)
 
-    def check_array(self, report: FileReport, tasks: int, max_parallel: int | None) -> None:
-        """Add the findings on a job array of ``tasks`` tasks, at most ``max_parallel`` at
-        once (None: no cap), to the report of one of its points: the array's size against
+    def check_array(
+        self, report: FileReport, tasks: int, max_parallel: int | None, last: int | None = None
+    ) -> None:
+        """Add the findings on a job array of ``tasks`` tasks (its largest index ``last``;
+        None: ``tasks - 1``), at most ``max_parallel`` at once (None: no cap), to the
+        report of one of its points: the array's size against
         MaxArraySize and its tasks at once against the partition (:mod:`.arrays`). Once a
         sweep; :meth:`check` checks each point as one job (the partition's limits apply
         per task). Raises :class:`~.client.NoSlurm` when there is
@@ -85,7 +88,7 @@ class Preflight:
         written = loaded.data.get("slurm")
         job = rules.Job(document.slurm, written if isinstance(written, dict) else {}, sink)
         try:
-            arrays.check_array(job, self.reader.cluster(), tasks, max_parallel)
+            arrays.check_array(job, self.reader.cluster(), tasks, max_parallel, last)
         except Unanswered:
             return
         report.diagnostics = sorted(report.diagnostics + sink.items, key=sort_key)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from automodel_launch.diagnostics import CODES, Diagnostic, Severity
@@ -140,3 +142,42 @@ def test_a_partition_of_unknown_size_is_not_checked() -> None:
     cluster = arrays_cluster()
     batch = replace(cluster.partitions["batch"], total_nodes=None)
     assert array(50, None, partitions={**cluster.partitions, "batch": batch}) == []
+
+
+def test_an_array_of_a_split_sweep_is_bounded_by_its_largest_index() -> None:
+    text = CONFIG.format(partition="batch", nodes=1)
+    loaded = load_text(text, "config.yaml").loaded
+    assert loaded is not None
+    report = validate_loaded(loaded, offline_settings())
+    reader = ClusterReader(environ={"PATH": ""}, _cluster=arrays_cluster(max_array_size=1001))
+    Preflight(reader).check_array(report, 2, None, last=1001)
+    [d] = [d for d in report.diagnostics if d.code == "array-too-large"]
+    assert d.message == (
+        "an array of 2 tasks has the indices up to 1001, over the cluster's MaxArraySize 1001 "
+        "(indices up to 1000): sbatch refuses it"
+    )
+
+
+def test_each_slurm_section_of_a_sweep_is_asked_about_on_its_own_points(tmp_path: Path) -> None:
+    """A sweep over slurm.nodes on a partition of MaxNodes=1: the point of 2 nodes (an
+    array of its own) is refused, the point of 1 is not."""
+    from automodel_launch.commands.preflight import ask_the_cluster
+    from automodel_launch.plan.plan import plan_jobs
+    from automodel_launch.plan.sweep import parse_axis
+    from automodel_launch.prepare import EntryChoice
+    from tests.plan.test_plan_cli import RECIPE
+
+    path = tmp_path / "config.yaml"
+    path.write_text(CONFIG.format(partition="debug", nodes=1) + "  time: 00:10:00\n" + RECIPE)
+    plan = plan_jobs(
+        path, offline_settings(), entry=EntryChoice(), axes=[parse_axis("slurm.nodes=1,2")]
+    )
+    reader = ClusterReader(environ={"PATH": ""}, _cluster=arrays_cluster())
+    ask_the_cluster(plan, Preflight(reader))
+    codes = [[d.code for d in job.report.diagnostics if d.is_error] for job in plan.jobs]
+    assert codes == [[], ["nodes-outside-partition-limits"]]
+    [merged] = [d for d in plan.report.diagnostics if d.is_error]
+    assert merged.message == (
+        "point 1 (slurm.nodes=2): nodes: 2 is more than partition 'debug' has (1): sbatch "
+        "accepts the job and it pends forever (reason PartitionNodeLimit)"
+    )
