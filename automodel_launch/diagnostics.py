@@ -253,6 +253,13 @@ CODES: dict[str, tuple[Severity, str]] = {
     "command-replaces-torchrun": (Severity.WARNING, "command runs instead of torchrun"),
     "mail-user-without-type": (Severity.WARNING, "mail_user without mail_type: no mail is sent"),
     "relative-repo-root": (Severity.ERROR, "a relative repo_root cannot be mounted"),
+    "invalid-notify-event": (Severity.ERROR, "not a notification event"),
+    "notify-url-literal": (Severity.ERROR, "a webhook URL where its variable's name belongs"),
+    "notify-webhook-reference": (Severity.ERROR, "a ${VAR} where the variable's name belongs"),
+    "notify-webhook-name": (Severity.ERROR, "a webhook variable whose name is no credential's"),
+    "invalid-notify-command": (Severity.ERROR, "a notify command that is not a list of words"),
+    "notify-nowhere": (Severity.ERROR, "notify without a webhook or a command"),
+    "notify-near-unlimited": (Severity.WARNING, "time_limit_near with no time limit to be near"),
     # skypilot
     "invalid-accelerators": (Severity.ERROR, "not NAME:COUNT"),
     "unknown-accelerator": (Severity.WARNING, "an accelerator name SkyPilot is unlikely to know"),

@@ -27,6 +27,12 @@ MANIFEST = "manifest.json"
 EXIT_CODE = "exit_code"
 """Written by the job itself when it ends (the SBATCH script's EXIT trap, the local
 run's wrapper): its exit status, one line."""
+NOTIFIER = "notify.py"
+"""The job's own notifier (``slurm.notify``), run by the script's traps: standard library
+only, it reads :data:`NOTIFY_CONFIG` beside it and the job's files, and sends."""
+NOTIFY_CONFIG = "notify.json"
+"""What :data:`NOTIFIER` sends and where to: events, the webhook variable's name (never
+its value), the command, the bound."""
 CANCELLED = "cancelled"
 """Written by ``cancel``: the job was stopped on purpose."""
 LOCAL_LOG = "output.log"

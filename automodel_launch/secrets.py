@@ -18,7 +18,7 @@ MASK = "***"
 # ------------------------------------------------------------------ names
 _ENV_SECRET_WORDS = frozenset(
     {"TOKEN", "KEY", "APIKEY", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE",
-     "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT"}
+     "CREDENTIAL", "CREDENTIALS", "AUTH", "PAT", "WEBHOOK"}
 )  # fmt: skip
 _ENV_SECRET_ENDINGS = ("TOKEN", "APIKEY", "PASSWORD")
 

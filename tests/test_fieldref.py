@@ -14,6 +14,7 @@ from automodel_launch.config.document import LaunchDocument
 from automodel_launch.config.k8s import K8sConfig, PvcMount
 from automodel_launch.config.mounts import Mount
 from automodel_launch.config.nemo_run import NemoRunConfig
+from automodel_launch.config.notify import NotifyConfig
 from automodel_launch.config.recipe import Checkpoint, FaultTolerance, RestoreFrom, StepScheduler
 from automodel_launch.config.sky_storage import StorageMount
 from automodel_launch.config.skypilot import CLOUDS, JobRecovery, SkyPilotConfig
@@ -47,6 +48,7 @@ def test_sections_and_their_paths() -> None:
     found = [(s.model, s.paths) for s in fieldref.sections()]
     assert found == [
         (SlurmConfig, ["slurm"]),
+        (NotifyConfig, ["slurm.notify"]),
         (Mount, ["slurm.nemo_mount", "slurm.extra_mounts[]"]),
         (SkyPilotConfig, ["skypilot"]),
         (StorageMount, ["skypilot.file_mounts"]),

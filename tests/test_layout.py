@@ -16,7 +16,8 @@ def test_the_names() -> None:
     assert {
         "job.sbatch", "task.yaml", "run.sh", "job_config.yaml", "manifest.json", "exit_code",
         "cancelled", "output.log", "torchrun", "%x_%j.out", "%x_%A_%a.out", "points",
-        "driver.json", "driver.log", "code", "code.diff", "launch.yaml", "errors",
+        "driver.json", "driver.log", "code", "code.diff", "launch.yaml", "errors", "notify.py",
+        "notify.json",
     } == NAMES  # fmt: skip
     assert len(NAMES) == len([k for k in vars(layout) if k.isupper()])
 

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 from automodel_launch.config import slurm_signal, slurm_time
 from automodel_launch.config.mounts import Mount, MountField, mountable, same_path
 from automodel_launch.config.names import JobDirText, JobName, SlurmWord
+from automodel_launch.config.notify import NotifyConfig
 from automodel_launch.config.sbatch import (
     ChdirPath,
     Constraint,
@@ -199,6 +200,14 @@ class SlurmConfig(StrictSection):
         description="Who gets the mail (`#SBATCH --mail-user`); Slurm's default is the "
         "submitting user.",
         examples=["jane@example.org"],
+    )
+    notify: NotifyConfig | None = Field(
+        default=None,
+        description="Notifications the job sends itself, from its script's traps (nothing "
+        "keeps running where it was submitted): `start`, `end`, `fail`, `requeue`, "
+        "`time_limit_near`, to a webhook whose URL the job reads from the variable "
+        "`webhook_env` names, or to a `command`. See docs/notifications.md.",
+        examples=[{"events": ["start", "fail", "end"], "webhook_env": "NOTIFY_WEBHOOK_URL"}],
     )
     dependency: Dependency | None = Field(
         default=None,

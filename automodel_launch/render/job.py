@@ -16,4 +16,6 @@ def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int
 
 def job_files(document: LaunchDocument, loaded: LoadedFile, artifact: str) -> dict[str, str]:
     """File name -> content for the job directory, around an already rendered artifact."""
-    return launcher_of(document).job_files(artifact, job_config_text(loaded))
+    from automodel_launch.launchers.slurm.notify import files
+
+    return launcher_of(document).job_files(artifact, job_config_text(loaded)) | files(document)

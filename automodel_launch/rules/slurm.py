@@ -95,6 +95,20 @@ def _check_options(cfg: SlurmConfig, sink: Collector, usable: Callable[..., bool
             "mail_user is set but mail_type is not: Slurm sends no mail",
             "add mail_type: FAIL (or END, ALL...)",
         )
+    near = cfg.notify is not None and "time_limit_near" in cfg.notify.events
+    if usable("notify", "time") and near and cfg.notify is not None:
+        limit = cfg.time_minutes
+        minutes = cfg.notify.time_limit_near_minutes
+        if limit is None or minutes >= limit:
+            sink.add(
+                "notify-near-unlimited",
+                ("slurm", "notify", "time_limit_near_minutes"),
+                "the job has no time limit: time_limit_near is never sent"
+                if limit is None
+                else f"time_limit_near_minutes {minutes} is not shorter than the time limit "
+                f"({cfg.time}): time_limit_near is sent as the job starts",
+                "lower time_limit_near_minutes, or leave time_limit_near out of events",
+            )
     if usable("mem", "sbatch_args"):
         _check_memory_options(cfg, sink)
     root = cfg.repo_root

@@ -107,6 +107,23 @@ slurm:
     - source "$HOME/venv/bin/activate"
   sbatch_args: [--comment=sweep1, --hint=nomultithread]
 """,
+    "slurm_notify_requeue": """\
+slurm:
+  job_name: llm_notify
+  nodes: 2
+  ntasks_per_node: 8
+  gpus_per_node: 8
+  time: "04:00:00"
+  partition: batch
+  signal: USR1@900
+  requeue: true
+  hf_token: ${HF_TOKEN}
+  notify:
+    webhook_env: SLACK_WEBHOOK_URL
+    command: [/usr/bin/logger, -t, automodel]
+    timeout_seconds: 15
+    time_limit_near_minutes: 30
+""",
     "slurm_command_bare_metal": """\
 slurm:
   job_name: custom

@@ -34,6 +34,7 @@ from __future__ import annotations
 from automodel_launch.config.recipe import FaultTolerance
 from automodel_launch.config.slurm import SlurmConfig
 from automodel_launch.config.slurm_signal import SlurmSignal
+from automodel_launch.launchers.slurm import notify
 
 EARLY_TOLERANCE = 30
 """Seconds a signal may come before its time and still count as on time."""
@@ -127,11 +128,13 @@ def trap(cfg: SlurmConfig) -> str:
         f'  requeue_log "{sig} at ${{SECONDS}}s: SIGTERM to the ranks (checkpoint and stop), '
         'then requeue $((restarts + 1)) of $REQUEUE_MAX"',
         "  requeue_stop_ranks",
+        *notify.requeuing(cfg),
         '  if scontrol requeue "$REQUEUE_JOB"; then',
         '    requeue_log "requeued job $REQUEUE_JOB; Slurm holds it about two minutes '
         '(BeginTime) before it starts again"',
         "  else",
         '    requeue_log "scontrol requeue failed: the job ends with this run"',
+        *notify.not_requeued(cfg),
         "  fi",
         "}",
         f"trap requeue_on_signal {sig}",
