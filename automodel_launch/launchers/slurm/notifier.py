@@ -57,7 +57,8 @@ _EXCEPTION = re.compile(
     r"^((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure)): ?(.*)$"
 )
 _ROOT_CAUSE = re.compile(
-    r"Root Cause \(first observed failure\):.*?rank\s*:\s*(\d+).*?exitcode\s*:\s*(-?\d+)",
+    r"Root Cause \(first observed failure\):.*?time\s*:\s*(\S+).*?rank\s*:\s*(\d+).*?"
+    r"exitcode\s*:\s*(-?\d+)",
     re.DOTALL,
 )
 _PROGRESS = re.compile(r"(?<![\w\]])step (\d+) \| epoch (\d+) \| loss ([-+0-9.eE]+|nan|inf)\b")
@@ -167,12 +168,21 @@ def exception_line(lines: list[str], rank: int | None) -> str | None:
     return fallback
 
 
+def first_root(roots: list[tuple[str, str, str]]) -> tuple[int | None, int | None]:
+    """Of each node's agent's root cause (time, rank, exit code), the first failure: a rank
+    that exited on its own before one a signal stopped (Slurm stops the other nodes' ranks
+    once one failed), then the earliest."""
+    if not roots:
+        return None, None
+    _, rank, code = min(roots, key=lambda root: (int(root[2]) < 0, root[0]))
+    return int(rank), int(code)
+
+
 def failure(job_dir: str, log: str, exit_code: int | None) -> dict[str, object]:
     """``cause`` (a kind, as ``status`` names it), ``summary`` (one sentence), ``error``
     (the exception line) and ``rank`` (the first that failed) of a failed run."""
     lines = log.splitlines()
-    roots = _ROOT_CAUSE.findall(log)
-    rank, code = (int(roots[-1][0]), int(roots[-1][1])) if roots else (None, None)
+    rank, code = first_root(_ROOT_CAUSE.findall(log))
     errors = error_file_messages(job_dir)
     error = errors[0] if errors else exception_line(lines, rank)
     cause = next((kind for kind, mark in _MARKS if mark.search(log)), None)

@@ -414,3 +414,15 @@ def test_the_notifier_finds_its_settings_by_its_own_name() -> None:
     from automodel_launch.layout import NOTIFIER, NOTIFY_CONFIG
 
     assert NOTIFIER.removesuffix(".py") + ".json" == NOTIFY_CONFIG
+
+
+def test_the_first_failure_is_the_rank_that_exited_not_the_one_slurm_stopped() -> None:
+    from automodel_launch.launchers.slurm.notifier import first_root
+
+    stopped = ("2026-12-07_21:30:01", "0", "-15")  # node 0's agent: its rank got SIGTERM
+    exited = ("2026-12-07_21:30:05", "1", "3")  # node 1's: its rank exited with 3
+    later = ("2026-12-07_21:30:09", "2", "4")
+    assert first_root([stopped, exited, later]) == (1, 3)
+    assert first_root([later, exited]) == (1, 3)
+    assert first_root([stopped]) == (0, -15)
+    assert first_root([]) == (None, None)
