@@ -5,9 +5,12 @@ with the tool's own :class:`~automodel_launch.jobs.registry.Registry`: Slurm job
 of them points of 100-point sweeps (tasks of one job array each), the others single jobs,
 each with its job directory (a manifest, and an ``exit_code`` for half of them). Each
 timed run is a new process, as a user starts it, with a stand-in ``squeue`` that answers
-no job and a ``sacct`` that knows none (so every job is read from its directory, the
-most work ``jobs`` does per job) first on PATH; they record their calls, and the
-benchmark checks that each run made one ``squeue`` and at most one ``sacct`` call.
+the newest :data:`RUNNING` single jobs as running and no other, and a ``sacct`` that
+knows none (so every other job is read from its directory, the most work ``jobs`` does
+per job) first on PATH; they record their calls, and the benchmark checks that each run
+made one ``squeue`` and at most one ``sacct`` call. Each running job's log holds
+:data:`LOG_STEPS` of AutoModel's step lines (about 2 MB): the PROGRESS column reads the
+last step of those shown.
 
 For scale, the same command on an empty registry (the floor: starting Python, importing
 the CLI, opening SQLite) is timed in the same run, alternating with the full one.
@@ -37,15 +40,37 @@ TARGET_S = 0.5
 
 ARRAY_SWEEP = f"{0xA11A:012x}"
 ARRAY_TASKS = 1_000
+RUNNING = 200
+"""The newest single jobs squeue answers as running (``jobs`` shows the newest 50 rows)."""
+LOG_STEPS = 10_000
+CAPTURED = ROOT / "tests" / "jobs" / "captured" / "squeue.json"
 
 
-def build(state: Path, jobs_root: Path, count: int) -> None:
+def running(job_ids: list[tuple[str, str]]) -> str:
+    """``squeue --json`` answering ``(id, name)`` as running: the captured running job's."""
+    import json
+
+    answer = json.loads(CAPTURED.read_text())
+    template = next(job for job in answer["jobs"] if job["job_state"] == "RUNNING")
+    answer["jobs"] = [{**template, "job_id": int(job_id), "name": name}
+                      for job_id, name in job_ids]  # fmt: skip
+    return json.dumps(answer)
+
+
+def step_log(path: Path) -> None:
+    line = ("[rank0]: step {} | epoch 0 | loss 2.3456 | grad_norm 0.8123 | lr 1.00e-04 | mem "
+            "12.34 GiB | tps 2468.10(1234.05/gpu) | num_label_tokens 4096\n")  # fmt: skip
+    path.write_text("".join(line.format(step) for step in range(1, LOG_STEPS + 1)))
+
+
+def build(state: Path, jobs_root: Path, count: int) -> list[tuple[str, str]]:
     sys.path.insert(0, str(ROOT))
     from automodel_launch.jobs.manifest import Manifest
     from automodel_launch.jobs.registry import open_registry
 
     os.environ["AUTOMODEL_LAUNCH_STATE_DIR"] = str(state)
     made = []
+    runs: list[tuple[str, str]] = []
     for task in range(ARRAY_TASKS):  # one old sweep: a 1,000-task array
         job_dir = jobs_root / f"array{task:04d}"
         job_dir.mkdir(parents=True)
@@ -76,7 +101,10 @@ def build(state: Path, jobs_root: Path, count: int) -> None:
             details={"nodes": 2, "gpus_per_node": 8, "time": "04:00:00"}, **fields,
         )  # fmt: skip
         (job_dir / "manifest.json").write_text(manifest.to_json())
-        if n % 2:
+        if not swept and n >= count - 5 * RUNNING:
+            runs.append((str(900000 + n), manifest.name))
+            step_log(job_dir / f"{manifest.name}_{900000 + n}.out")
+        elif n % 2:
             (job_dir / "exit_code").write_text("0\n")
         made.append(manifest)
     with open_registry(state / "jobs.sqlite") as registry, registry._db:  # one transaction
@@ -88,11 +116,15 @@ def build(state: Path, jobs_root: Path, count: int) -> None:
                  manifest.job_dir, manifest.submitted_at, manifest.model_dump_json(),
                  manifest.sweep),
             )  # fmt: skip
+    return runs
 
 
-def fakes(bin_dir: Path, calls: Path) -> None:
+def fakes(bin_dir: Path, calls: Path, answer: Path) -> None:
     bin_dir.mkdir()
-    for name, body in (("squeue", "echo '{\"jobs\": []}'"), ("sacct", "exit 0")):
+    import shutil
+
+    cat = shutil.which("cat") or "/bin/cat"  # PATH is the stand-ins' folder alone
+    for name, body in (("squeue", f"'{cat}' '{answer}'"), ("sacct", "exit 0")):
         tool = bin_dir / name
         tool.write_text(f'#!/bin/sh\necho "{name}" >> "{calls}"\n{body}\n')
         tool.chmod(0o755)
@@ -108,10 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as temp:
         base = Path(temp)
         started = time.perf_counter()
-        build(base / "state", base / "jobs", args.jobs)
+        runs = build(base / "state", base / "jobs", args.jobs)
         print(f"registry of {args.jobs:,} jobs built in {time.perf_counter() - started:.1f}s")
         calls = base / "calls"
-        fakes(base / "bin", calls)
+        (base / "squeue.json").write_text(running(runs))
+        fakes(base / "bin", calls, base / "squeue.json")
         env = {**os.environ, "AUTOMODEL_LAUNCH_STATE_DIR": str(base / "state"),
                "PATH": str(base / "bin"), "PYTHONPYCACHEPREFIX": str(base / "pycache")}  # fmt: skip
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -121,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             print(warm.stderr, file=sys.stderr)
             return 1
         rows = len(warm.stdout.splitlines()) - 1
+        stepping = warm.stdout.count(f"{LOG_STEPS}  ")
+        if stepping == 0:
+            print("no running job's progress was shown:\n" + warm.stdout, file=sys.stderr)
+            return 1
         empty = {**env, "AUTOMODEL_LAUNCH_STATE_DIR": str(base / "empty")}
         subprocess.run(command, env=empty, capture_output=True, check=True)
         times: list[float] = []
@@ -151,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     median = statistics.median(times)
     verdict = "ok" if median <= TARGET_S else "MISSED"
-    print(f"jobs: {rows:,} lines; median {median * 1000:.0f} ms, min {min(times) * 1000:.0f} ms, "
+    print(f"jobs: {rows:,} lines, {stepping} with their progress; median {median * 1000:.0f} "
+          f"ms, min {min(times) * 1000:.0f} ms, "
           f"max {max(times) * 1000:.0f} ms over {args.repeat} runs; target <= "
           f"{TARGET_S * 1000:.0f} ms: {verdict}")  # fmt: skip
     print(f"floor (jobs on an empty registry): median {statistics.median(floor) * 1000:.0f} ms, "

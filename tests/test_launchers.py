@@ -83,15 +83,20 @@ def test_every_launcher_has_one_id_grammar_its_class_answers_with() -> None:
 
 
 def test_the_local_script_starts_strict_bash_and_the_others_are_as_rendered() -> None:
-    assert LAUNCHERS["interactive"].job_files("torchrun x\n", "a: 1\n") == {
+    from automodel_launch.config.document import LaunchDocument
+
+    local = LaunchDocument.model_validate({})
+    slurm = LaunchDocument.model_validate({"slurm": {}})
+    skypilot = LaunchDocument.model_validate({"skypilot": {"cloud": "aws"}})
+    assert LAUNCHERS["interactive"].job_files(local, "torchrun x\n", "a: 1\n") == {
         "run.sh": "#!/bin/bash\nset -euo pipefail\ntorchrun x\n",
         JOB_CONFIG: "a: 1\n",
     }
-    assert LAUNCHERS["slurm"].job_files("#!/bin/bash\n", "a: 1\n") == {
+    assert LAUNCHERS["slurm"].job_files(slurm, "#!/bin/bash\n", "a: 1\n") == {
         "job.sbatch": "#!/bin/bash\n",
         JOB_CONFIG: "a: 1\n",
     }
-    assert LAUNCHERS["skypilot"].job_files("name: x\n", "") == {
+    assert LAUNCHERS["skypilot"].job_files(skypilot, "name: x\n", "") == {
         "task.yaml": "name: x\n",
         JOB_CONFIG: "",
     }
@@ -116,7 +121,7 @@ class Echo:
     def render(self, document: LaunchDocument, spec: JobSpec, nproc_per_node: int) -> str:
         return f"echo {spec.job_name} x{nproc_per_node}\n"
 
-    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+    def job_files(self, document: LaunchDocument, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: artifact, JOB_CONFIG: job_config}
 
     def submit(self, handover: Handover) -> Submitted:

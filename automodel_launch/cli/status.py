@@ -24,6 +24,14 @@ def command(
         str,
         typer.Option("--format", help="text or json (one JOB object; with --watch, one a line)."),
     ] = "text",
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            "--sort",
+            help="A sweep's points ordered by point, state, step, loss, val_loss, tps_per_gpu, "
+            "elapsed or a swept key (default: val_loss once a point has one).",
+        ),
+    ] = None,
 ) -> None:
     """Show one job's status (or a sweep's points); pending reasons are explained."""
     import json
@@ -38,8 +46,11 @@ def command(
         raise typer.BadParameter("use text or json", param_hint="--format")
     target = api.find(job)  # a JobError, ManifestError or RegistryError (exit 1)
     if isinstance(target, Sweep):
-        _sweep(target, watch, output_format)
+        _sweep(target, watch, output_format, sort)
         return
+    if sort is not None:
+        raise typer.BadParameter(f"{job} is one job: --sort orders a sweep's points",
+                                 param_hint="--sort")  # fmt: skip
     manifest = target
     status = api.status(manifest)
     if not watch:
@@ -71,7 +82,7 @@ def command(
             live.update(Text("\n".join(view.status_lines(status))))
 
 
-def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
+def _sweep(sweep: Sweep, watch: bool, output_format: str, sort: str | None) -> None:
     """The sweep's points, one scheduler query for all of them (each refresh, watching)."""
     import json
     import sys
@@ -91,14 +102,20 @@ def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
         return all(s.finished for s in shown.points)
 
     shown = now()
+    if sort is not None:
+        from automodel_launch.progress.compare import sort_problem
+
+        problem = sort_problem(sort, shown.points)
+        if problem is not None:
+            raise typer.BadParameter(f"{sort!r}: {problem}", param_hint="--sort")
     if output_format == "json":
         if not watch:
-            sys.stdout.write(view.sweep_json(shown))
+            sys.stdout.write(view.sweep_json(shown, sort))
             return
         last = None
         while True:
             if shown.counts != last:
-                typer.echo(json.dumps(shown.to_json()))
+                typer.echo(json.dumps(shown.to_json(sort)))
                 last = shown.counts
             if finished(shown):
                 return
@@ -106,7 +123,9 @@ def _sweep(sweep: Sweep, watch: bool, output_format: str) -> None:
             shown = now()
 
     def rendered(shown: SweepStatus) -> Group:
-        return Group(Text("\n".join(view.sweep_lines(shown))), Text(""), view.sweep_table(shown))
+        return Group(
+            Text("\n".join(view.sweep_lines(shown))), Text(""), view.sweep_table(shown, sort)
+        )
 
     console = Console()
     if not console.is_terminal:

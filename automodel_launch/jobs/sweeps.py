@@ -94,10 +94,14 @@ class SweepStatus:
         """The directory that holds every point's job directory."""
         return os.path.commonpath([s.manifest.job_dir for s in self.points])
 
-    def to_json(self) -> dict[str, Any]:
-        """The SWEEP object of docs/json-output.md."""
+    def to_json(self, sort: str | None = None) -> dict[str, Any]:
+        """The SWEEP object of docs/json-output.md (``order``: the points by ``sort``)."""
+        from automodel_launch.progress.compare import best, default_sort, ranked, scaling
+
         first = self.first
         hours = self.gpu_hours
+        top = best(self.points)
+        scaled = scaling(self.points)
         return {
             "sweep": self.id,
             "name": first.name,
@@ -109,6 +113,12 @@ class SweepStatus:
             "gpu_hours": None if hours is None else round(hours, 3),
             "keys": list(dict.fromkeys(k for s in self.points for k in s.manifest.values)),
             "points": [s.to_json() for s in self.points],
+            "sort": sort or default_sort(self.points),
+            "order": [
+                s.manifest.point for s in ranked(self.points, sort or default_sort(self.points))
+            ],
+            "best_point": None if top is None else top.manifest.point,
+            "scaling": None if scaled is None else [row.to_json() for row in scaled],
         }
 
 

@@ -194,7 +194,11 @@ def gpu_hours(hours: float | None) -> str:
 
 
 def sweep_lines(sweep: SweepStatus) -> list[str]:
-    """The head of ``status SWEEP``: what it is, its states, its GPU-hours."""
+    """The head of ``status SWEEP``: what it is, its states, its GPU-hours, its best point
+    and, over different node counts, how throughput scales."""
+    from automodel_launch.progress.compare import best, scaling
+    from automodel_launch.progress.text import loss
+
     first = sweep.first
     keys = ", ".join(dict.fromkeys(k for s in sweep.points for k in s.manifest.values)) or "-"
     lines = [
@@ -205,22 +209,51 @@ def sweep_lines(sweep: SweepStatus) -> list[str]:
         f"job dir    {sweep.job_dir}",
         f"submitted  {submitted(sweep.submitted_at)}",
     ]
+    top = best(sweep.points)
+    if top is not None and top.progress is not None:
+        p = top.progress
+        said = (f"validation loss {loss(p.best_val_loss)} at step {p.best_val_step}"
+                if p.best_val_loss is not None else f"training loss {loss(p.loss)}")  # fmt: skip
+        lines.append(f"best       point {top.manifest.point} ({_values(top) or '-'}): {said}")
+    for row in scaling(sweep.points) or []:
+        per_gpu = "-" if row.tps_per_gpu is None else f"{row.tps_per_gpu:,.0f}"
+        efficiency = "-" if row.efficiency is None else f"{row.efficiency:.0%}"
+        lines.append(f"scaling    point {row.point}: {row.nodes} node(s), {per_gpu} tokens/s per "
+                     f"GPU, {efficiency} of the smallest point's")  # fmt: skip
     return [_safe(line) for line in lines]
 
 
-def sweep_table(sweep: SweepStatus) -> Any:
-    """``status SWEEP``: a row a point, with its values."""
-    table = _table(("POINT", "VALUES", "SCHEDULER ID", "STATE", "ELAPSED", "GPU-HOURS", "ID"))
-    for s in sweep.points:
-        m = s.manifest
-        values = " ".join(f"{key}={json.dumps(value)}" for key, value in m.values.items())
+SWEEP_COLUMNS = ("", "POINT", "VALUES", "SCHEDULER ID", "STATE", "STEP", "LOSS", "BEST VAL",
+                 "TOKENS/S/GPU", "ELAPSED", "GPU-HOURS", "ID")  # fmt: skip
+
+
+def sweep_table(sweep: SweepStatus, sort: str | None = None) -> Any:
+    """``status SWEEP``: a row a point, with its values and how far it trained, ordered by
+    ``sort`` (by validation loss once a point has one); the best point marked ``*``."""
+    from automodel_launch.progress.compare import best, default_sort, ranked
+    from automodel_launch.progress.text import loss
+
+    table = _table(SWEEP_COLUMNS)
+    top = best(sweep.points)
+    for s in ranked(sweep.points, sort or default_sort(sweep.points)):
+        m, p = s.manifest, s.progress
+        step = "-" if p is None or p.step is None else str(p.step)
+        if p is not None and p.step is not None and p.max_steps:
+            step += f"/{p.max_steps}"
         table.add_row(
-            str(m.point), _cell(values or "-"), _cell(m.scheduler_id or "-"),
-            _styled(s.state, STATE_STYLE[s.state]), duration(s.elapsed),
-            gpu_hours(s.gpu_hours), m.id,
+            "*" if s is top else "", str(m.point), _cell(_values(s) or "-"),
+            _cell(m.scheduler_id or "-"), _styled(s.state, STATE_STYLE[s.state]), step,
+            loss(None if p is None else p.loss),
+            loss(None if p is None else p.best_val_loss),
+            "-" if p is None or p.tps_per_gpu is None else f"{p.tps_per_gpu:,.0f}",
+            duration(s.elapsed), gpu_hours(s.gpu_hours), m.id,
         )  # fmt: skip
     return table
 
 
-def sweep_json(sweep: SweepStatus) -> str:
-    return json.dumps(sweep.to_json(), indent=2) + "\n"
+def _values(s: JobStatus) -> str:
+    return " ".join(f"{key}={json.dumps(value)}" for key, value in s.manifest.values.items())
+
+
+def sweep_json(sweep: SweepStatus, sort: str | None = None) -> str:
+    return json.dumps(sweep.to_json(sort), indent=2) + "\n"

@@ -140,8 +140,9 @@ class Launcher(Protocol):
         """Where :meth:`repo_root` is on this host, to take the job's code snapshot from."""
         ...
 
-    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
-        """File name -> content of the job directory, around the rendered artifact."""
+    def job_files(self, document: LaunchDocument, artifact: str, job_config: str) -> dict[str, str]:
+        """File name -> content of the job directory, around the rendered artifact (and
+        whatever else the launcher's job needs there, from ``document``)."""
         ...
 
     def submit(self, handover: Handover) -> Submitted:

@@ -150,7 +150,7 @@ def _render_points(
         plan.arrays = []
         for number, (indexes, script) in enumerate(scripts):
             name = launcher.artifact if len(scripts) == 1 else array_script(number)
-            files[name] = launcher.job_files(script, "")[launcher.artifact]
+            files[name] = launcher.job_files(document, script, "")[launcher.artifact]
             shared = shared_values([points[i] for i in indexes]) if len(scripts) > 1 else ""
             plan.arrays.append(Array(number, indexes, name, shared))
         plan.artifact = _shown_arrays(plan, [script for _, script in scripts])

@@ -16,6 +16,4 @@ def render_artifact(document: LaunchDocument, spec: JobSpec, nproc_per_node: int
 
 def job_files(document: LaunchDocument, loaded: LoadedFile, artifact: str) -> dict[str, str]:
     """File name -> content for the job directory, around an already rendered artifact."""
-    from automodel_launch.launchers.slurm.notify import files
-
-    return launcher_of(document).job_files(artifact, job_config_text(loaded)) | files(document)
+    return launcher_of(document).job_files(document, artifact, job_config_text(loaded))

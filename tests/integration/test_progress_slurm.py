@@ -74,17 +74,18 @@ class Cli:
         )  # fmt: skip
 
     def submit(self, name: str, mode: str, *, steps: int, every: int, time_limit: str,
-               more: dict[str, str]) -> str:  # fmt: skip
+               more: dict[str, str], prefix: str = "",
+               options: tuple[str, ...] = ()) -> str:  # fmt: skip
         config = self.tmp / f"{name}.yaml"
         extra = "".join(f"    {key}: {value}\n" for key, value in more.items())
-        config.write_text(CONFIG.format(
+        config.write_text(prefix + CONFIG.format(
             name=name, steps=steps, every=every, time=time_limit, port=free_port(),
             jobs=self.tmp / "jobs", ckpt=self.tmp / "ckpt" / name, more=extra,
         ))  # fmt: skip
         entry = f"{HARNESS / 'progress_trainer.py'} {mode}"
-        done = self.run("submit", str(config), "--entry", entry, "--no-preflight")
+        done = self.run("submit", str(config), "--entry", entry, "--no-preflight", *options)
         assert done.returncode == 0, done.stderr
-        match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
+        match = re.search(r"^recorded (?:as job|\d+ points as sweep) (\w+)", done.stdout, re.M)
         assert match, done.stdout + done.stderr
         return match.group(1)
 
@@ -169,3 +170,56 @@ def test_status_follows_training_forecasts_the_limit_and_names_nan_and_hang(
         "epoch_0_step_*"))  # fmt: skip
     assert kept == [100], kept
     assert shown["progress"]["step"] == last
+
+
+SWEEP_CONFIG = """\
+optimizer:
+  lr: 0.1
+"""
+
+
+def test_status_sweep_ranks_points_by_validation_loss_and_shows_the_scaling(
+    slurm_cluster: Cluster, torchrun: str, tmp_path: Path
+) -> None:
+    """A 3-point sweep of ``optimizer.lr`` (the trainer's validation loss is lowest at 0.2)
+    and a ``slurm.nodes=1,2`` sweep (two arrays of one sweep), submitted together."""
+    cli = Cli(slurm_cluster, torchrun, tmp_path)
+    settings = {"STEP_SECONDS": "0.3", "VAL_EVERY": "5"}
+    lrs = cli.submit("lrs", "train", steps=20, every=10, time_limit="5", more=settings,
+                     prefix=SWEEP_CONFIG,
+                     options=("--sweep", "optimizer.lr=0.1,0.2,0.3"))  # fmt: skip
+    nodes = cli.submit("nodes", "train", steps=20, every=10, time_limit="5", more=settings,
+                       options=("--sweep", "slurm.nodes=1,2"))  # fmt: skip
+
+    def done(shown: dict[str, Any]) -> bool:
+        return all(p["state"] in ENDED for p in shown["points"])
+
+    shown = cli.until(lrs, done, 300)
+    assert [p["state"] for p in shown["points"]] == ["COMPLETED"] * 3, shown
+    assert (shown["sort"], shown["order"], shown["best_point"]) == ("val_loss", [1, 2, 0], 1)
+    best = [p["progress"]["best_val_loss"] for p in shown["points"]]
+    assert best[1] < best[2] < best[0], best
+    assert [p["progress"]["best_val_step"] for p in shown["points"]] == [20, 20, 20]
+    text = cli.run("status", lrs).stdout
+    assert (f"best       point 1 (optimizer.lr=0.2): validation loss {best[1]:.4f} at step 20\n"
+            in text), text  # fmt: skip
+    rows = re.findall(r"^(\*| ) +(\d) +optimizer\.lr=", text, re.M)
+    assert rows == [("*", "1"), (" ", "2"), (" ", "0")], text
+    by_lr = cli.run("status", lrs, "--sort", "optimizer.lr", "--format", "json")
+    assert json.loads(by_lr.stdout)["order"] == [0, 1, 2]
+    wrong = cli.run("status", lrs, "--sort", "colour")
+    assert wrong.returncode == 2
+    said = " ".join(wrong.stderr.replace("│", " ").split())  # rich's box folds the line
+    assert ("'colour': sort by one of point, state, step, loss, val_loss, tps_per_gpu, "
+            "elapsed, optimizer.lr") in said, wrong.stderr  # fmt: skip
+
+    shown = cli.until(nodes, done, 300)
+    assert [p["state"] for p in shown["points"]] == ["COMPLETED"] * 2, shown
+    assert len(shown["scheduler_id"].split(",")) == 2, shown  # two arrays, one sweep
+    assert shown["scaling"] == [
+        {"point": 0, "nodes": 1, "tps": 1000.0, "tps_per_gpu": 1000.0, "efficiency": 1.0},
+        {"point": 1, "nodes": 2, "tps": 1800.0, "tps_per_gpu": 900.0, "efficiency": 0.9},
+    ]
+    text = cli.run("status", nodes).stdout
+    assert ("scaling    point 1: 2 node(s), 900 tokens/s per GPU, 90% of the smallest "
+            "point's\n") in text, text  # fmt: skip

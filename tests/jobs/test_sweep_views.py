@@ -98,10 +98,12 @@ def test_status_of_a_sweep_is_a_table_of_its_points(fake_slurm: FakeSlurm, tmp_p
             "points     3 points: 3 COMPLETED", "swept      optimizer.lr, peft.dim",
             "GPU-hours  24.00",
         ]  # fmt: skip
-        assert lines[7].split() == ["POINT", "VALUES", "SCHEDULER", "ID", "STATE", "ELAPSED",
+        assert lines[7].split() == ["POINT", "VALUES", "SCHEDULER", "ID", "STATE", "STEP",
+                                    "LOSS", "BEST", "VAL", "TOKENS/S/GPU", "ELAPSED",
                                     "GPU-HOURS", "ID"]  # fmt: skip
         assert lines[8].split() == ["0", "optimizer.lr=0.001", "peft.dim=8", "100_0",
-                                    "COMPLETED", "0:30:00", "8.00", "abcdef000000"]  # fmt: skip
+                                    "COMPLETED", "-", "-", "-", "-", "0:30:00", "8.00",
+                                    "abcdef000000"]  # fmt: skip
         assert len(lines) == 11
     assert fake_slurm.called("squeue") == ["squeue --json"] * 4
     assert (

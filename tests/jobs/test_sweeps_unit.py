@@ -93,6 +93,7 @@ def test_a_sweep_summed_and_counted(tmp_path: Path) -> None:
         "submitted_at": "2026-11-30T16:49:19Z", "job_dir": points[0].job_dir,
         "states": {"COMPLETED": 1}, "gpu_hours": 0.444, "keys": ["optimizer.lr", "peft.dim"],
         "points": [status(points[0], seconds=100).to_json()],
+        "sort": "point", "order": [0], "best_point": None, "scaling": None,
     }  # fmt: skip
     assert SweepStatus(SWEEP, (status(points[0], seconds=None),)).to_json()["gpu_hours"] is None
 
@@ -206,11 +207,13 @@ def test_the_views_of_a_sweep(tmp_path: Path) -> None:
     ]  # fmt: skip
     table = view.sweep_table(shown)
     assert [c.header for c in table.columns] == [
-        "POINT", "VALUES", "SCHEDULER ID", "STATE", "ELAPSED", "GPU-HOURS", "ID"
+        "", "POINT", "VALUES", "SCHEDULER ID", "STATE", "STEP", "LOSS", "BEST VAL",
+        "TOKENS/S/GPU", "ELAPSED", "GPU-HOURS", "ID",
     ]  # fmt: skip
-    assert list(table.columns[1].cells) == ["optimizer.lr=0.001 peft.dim=8",
+    assert list(table.columns[2].cells) == ["optimizer.lr=0.001 peft.dim=8",
                                             "optimizer.lr=0.0001 peft.dim=8"]  # fmt: skip
-    assert list(table.columns[5].cells) == ["16.00", "0.40"]
+    assert list(table.columns[5].cells) == ["-", "-"]  # no step logged
+    assert list(table.columns[10].cells) == ["16.00", "0.40"]
     assert view.gpu_hours(None) == "-" and view.gpu_hours(0.004) == "0.00"
     rows_shown = view.jobs_table([shown, status(job(tmp_path / "x", "b00000000000", "9"))])
     assert list(rows_shown.columns[0].cells) == [SWEEP, "b00000000000"]

@@ -88,8 +88,11 @@ class Slurm:
 
         return host_root(document.slurm, environ) if document.slurm is not None else None
 
-    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
-        return {self.artifact: artifact, JOB_CONFIG: job_config}
+    def job_files(self, document: LaunchDocument, artifact: str, job_config: str) -> dict[str, str]:
+        """The script, the job config, and the notifier when ``notify`` is set."""
+        from automodel_launch.launchers.slurm.notify import files
+
+        return {self.artifact: artifact, JOB_CONFIG: job_config} | files(document)
 
     def submit(self, handover: Handover) -> Submitted:
         from automodel_launch.launchers.slurm.submit import hand_over

@@ -44,7 +44,7 @@ def credential_names(cfg: SlurmConfig) -> list[str]:
 def files(document: LaunchDocument) -> dict[str, str]:
     """``notify.py`` and ``notify.json`` for a Slurm job with ``notify``, else nothing."""
     cfg = document.slurm
-    if document.launcher != "slurm" or cfg is None or cfg.notify is None:
+    if cfg is None or cfg.notify is None:
         return {}
     settings = {
         "events": list(cfg.notify.events),

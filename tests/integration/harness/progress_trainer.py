@@ -3,17 +3,20 @@
 Rank 0 prints AutoModel's step line (``step N | epoch E | loss ... | tps A(B/gpu) | ...``)
 each step and ``[val] ...`` each VAL_EVERY steps, and appends JSON Lines to
 CKPT_DIR/training.jsonl and validation.jsonl, BUFFER records at a time (AutoModel: 100).
-A checkpoint is a folder ``epoch_0_step_N`` in CKPT_DIR every CKPT_EVERY steps.
+A checkpoint is a folder ``epoch_0_step_N`` in CKPT_DIR every CKPT_EVERY steps. Each
+rank's throughput is 1,000 tokens/s less 10% per other rank (a scaling to measure).
 
 MODE: ``train`` (STEPS steps of STEP_SECONDS), ``nan`` (the loss is nan from step
 NAN_AT), ``hang`` (no step after HANG_AT). START_AFTER: the first step comes that many
 seconds after the job's start as Slurm counts it (``scontrol show job``), so a time limit
-falls at a known step however long the start took. LR (the swept value) sets the curve.
+falls at a known step however long the start took. The config's ``optimizer.lr`` (a
+sweep's point has its own; else LR) sets the curves: the validation loss is lowest at 0.2.
 """
 
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -30,6 +33,14 @@ def job_start() -> float:
     return time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S"))
 
 
+def swept_lr() -> float | None:
+    """``optimizer.lr`` of the job's config (a sweep's point has its own), read as text."""
+    config = Path(os.environ.get("JOB_DIR", ".")) / "job_config.yaml"
+    found = re.search(r"^optimizer:\n(?:[ ]+.*\n)*?[ ]+lr: ([0-9.eE+-]+)$",
+                      config.read_text() if config.exists() else "", re.M)  # fmt: skip
+    return float(found.group(1)) if found else None
+
+
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "train"
     rank0 = os.environ.get("RANK", "0") == "0"
@@ -40,7 +51,7 @@ def main() -> int:
     every = int(os.environ.get("CKPT_EVERY", "10"))
     val_every = int(os.environ.get("VAL_EVERY", "5"))
     buffer_size = int(os.environ.get("BUFFER", "5"))
-    lr = float(os.environ.get("LR", "0.1"))
+    lr = swept_lr() or float(os.environ.get("LR", "0.1"))
     gpus = int(os.environ.get("WORLD_SIZE", "1"))
     start_after = float(os.environ.get("START_AFTER", "0"))
     if start_after:
@@ -63,14 +74,15 @@ def main() -> int:
         loss = 1.0 + 3.0 * math.exp(-step * lr)
         if mode == "nan" and step >= int(os.environ.get("NAN_AT", "8")):
             loss = float("nan")
-        tps = 1000.0 * gpus
+        per_gpu = 1000.0 * 0.9 ** (gpus - 1)  # each rank added costs 10% per GPU
+        tps = per_gpu * gpus
         if rank0:
             os.write(1, (
                 f"step {step} | epoch 0 | loss {loss:.4f} | grad_norm 1.0000 | lr {lr:.2e} | "
-                f"mem 1.50 GiB | tps {tps:.2f}({tps / gpus:.2f}/gpu) | num_label_tokens 4096\n"
+                f"mem 1.50 GiB | tps {tps:.2f}({per_gpu:.2f}/gpu) | num_label_tokens 4096\n"
             ).encode())  # fmt: skip
             record("training.jsonl", {"step": step, "epoch": 0, "loss": loss,
-                                      "tps": tps, "tps_per_gpu": tps / gpus})  # fmt: skip
+                                      "tps": tps, "tps_per_gpu": per_gpu})  # fmt: skip
             if step % val_every == 0:
                 val = 1.2 + 2.0 * math.exp(-step * lr) + abs(lr - 0.2)
                 os.write(1, f'[val] name "default" | step {step} | epoch 0 | loss {val:.4f}\n'

@@ -67,7 +67,7 @@ class Toy:
     def code_root(self, document: LaunchDocument, environ: Mapping[str, str]) -> Path | None:
         return None
 
-    def job_files(self, artifact: str, job_config: str) -> dict[str, str]:
+    def job_files(self, document: LaunchDocument, artifact: str, job_config: str) -> dict[str, str]:
         return {self.artifact: artifact, JOB_CONFIG: job_config}
 
     def submit(self, handover: Handover) -> Submitted:
