@@ -186,6 +186,7 @@ def terminal_text(chart: Chart, *, width: int, color: bool) -> str:
     import plotext as plt
 
     plt.clear_figure()
+    plt.limitsize(False, False)  # the width asked, not plotext's guess of the terminal's
     plt.plotsize(width, HEIGHT)
     plt.theme("clear")
     for index, curve in enumerate(chart.curves):
@@ -202,7 +203,7 @@ def terminal_text(chart: Chart, *, width: int, color: bool) -> str:
     plt.title(chart.heading)
     plt.xlabel("step")
     plt.ylabel("loss")
-    text = str(plt.build())
+    text = str(plt.build()).rstrip("\n")
     plt.clear_figure()
     return text if color else str(plt.uncolorize(text))
 
