@@ -235,6 +235,7 @@ def _drawn(chart: Chart, form: str) -> bytes:
 
     import matplotlib
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=FIGURE_INCHES, dpi=DPI, layout="constrained")
     axes = figure.add_subplot()
@@ -249,6 +250,7 @@ def _drawn(chart: Chart, form: str) -> bytes:
             axes.plot(xs, ys, color=tint, linestyle="--", marker="o", markersize=4,
                       label=_text(label))  # fmt: skip
     axes.set_title(_text(chart.heading))
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("step")
     axes.set_ylabel("loss")
     axes.grid(alpha=0.3)

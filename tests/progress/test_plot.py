@@ -161,10 +161,10 @@ def logged_sweep(fake_slurm: FakeSlurm, tmp_path: Path) -> list[Manifest]:
     """Two completed points whose logs hold 40 steps and two validations each."""
     points = sweep(tmp_path / "jobs", 2)
     for n, made in enumerate(points):
-        lines = [f"[rank0]: step {s} | epoch 0 | loss {3.0 - s * 0.05 * (n + 1):.4f}"
+        lines = [f"[rank0]: step {s} | epoch 0 | loss {3.0 - s * 0.03 * (n + 1):.4f}"
                  for s in range(1, 41)]  # fmt: skip
-        lines += [f'[rank0]: [val] name "default" | step {s} | epoch 0 | loss {2.5 - s / 40}'
-                  for s in (20, 40)]  # fmt: skip
+        lines += [f'[rank0]: [val] name "default" | step {s} | epoch 0 | loss '
+                  f"{3.0 - s * 0.025 * (n + 1):.4f}" for s in (20, 40)]  # fmt: skip
         Path(made.job_dir, f"lr_100_{n}.out").write_text("\n".join(lines) + "\n")
     fake_slurm.squeue()
     fake_slurm.answer(
