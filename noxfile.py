@@ -35,7 +35,7 @@ CROSS_CHECK = (
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, example, corpus and integration tests."""
-    session.install("-e", ".[test,skypilot,lsp]")
+    session.install("-e", ".[test,skypilot,lsp,plot]")
     session.install(TORCH, "numpy")
     # AutoModel's own config loader, the oracle of tests/integration/test_automodel_loader.py:
     # without its dependencies (only PyYAML is needed to load a config; the test imports
@@ -90,7 +90,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".[lsp]", "mypy")
+    session.install("-e", ".[lsp,plot]", "mypy")
     session.run("mypy")
 
 

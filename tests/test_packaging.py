@@ -51,7 +51,8 @@ def test_only_the_lsp_command_imports_the_language_server(args: list[str]) -> No
         "except SystemExit:\n"
         "    pass\n"
         "loaded = sorted(m for m in sys.modules\n"
-        "                if m.split('.')[0] in {'pygls', 'lsprotocol', 'sky'}\n"
+        "                if m.split('.')[0] in {'pygls', 'lsprotocol', 'sky', 'plotext',\n"
+        "                                       'matplotlib'}\n"
         "                or m.startswith('automodel_launch.lsp'))\n"
         "print('LOADED', loaded, file=sys.stderr)\n"
     )

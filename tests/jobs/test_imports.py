@@ -31,7 +31,8 @@ def test_no_job_tracking_on_validate_render_schema(tmp_path: Path, args: list[st
         "from automodel_launch.cli.app import run_app\n"
         f"errors.run(lambda: run_app({argv!r}))\n"
         "found = sorted(m for m in sys.modules if m.startswith('automodel_launch.jobs')\n"
-        "               or m.split('.')[0] in ('sqlite3', 'platformdirs'))\n"
+        "               or m.split('.')[0] in ('sqlite3', 'platformdirs', 'plotext',\n"
+        "                                      'matplotlib'))\n"
         "print('JOBS', found, file=sys.stderr)\n"
     )
     done = subprocess.run(
@@ -49,7 +50,8 @@ def test_jobs_imports_neither_typer_nor_rich(fake_slurm: FakeSlurm, tmp_path: Pa
         "sys.argv = ['automodel-launch', 'jobs']\n"
         "from automodel_launch.cli import _dispatch, errors\n"
         "code = errors.run(_dispatch)\n"
-        "heavy = {'typer', 'click', 'rich', 'ruamel', 'importlib.metadata'}\n"
+        "heavy = {'typer', 'click', 'rich', 'ruamel', 'importlib.metadata', 'plotext',\n"
+        "         'matplotlib'}\n"
         "print(code, sorted(heavy & set(sys.modules)), file=sys.stderr)\n"
     )
     done = subprocess.run(
