@@ -249,7 +249,10 @@ def status(ref: str | Manifest | Sweep) -> JobStatus | SweepStatus:
 
     target = given.target(ref)
     if isinstance(target, Sweep):
-        return SweepStatus(target.id, tuple(statuses(list(target.points), failures=True)))
+        from automodel_launch.progress.ahead import for_pending_points
+
+        points = for_pending_points(statuses(list(target.points), failures=True))
+        return SweepStatus(target.id, tuple(points))
     return statuses([target], failures=True)[0]
 
 

@@ -86,6 +86,10 @@ def command(
     order = run.Order(preflight=not no_preflight, remote=remote, dry_run=dry_run, detach=detach)
     done = run.rerun(first, settings, overrides, mode, job_dir, order, hooks(settings))
     said(done, dry_run=dry_run)
+    if done.forecast is not None:
+        from automodel_launch.secrets import display
+
+        typer.echo(f"forecast: {display(done.forecast)}")
 
 
 def _first(job: str, point: int | None) -> Manifest:

@@ -102,7 +102,27 @@ def rerun(
         again.render(job_dir)
 
     aimed = replace(order, remote=there)
-    return hand_over(again.plan, render, aimed, hooks, job_dir=job_dir, after=False)
+    done = hand_over(again.plan, render, aimed, hooks, job_dir=job_dir, after=False)
+    done.forecast = _ahead(first, done)
+    return done
+
+
+def _ahead(first: Manifest, done: Submission) -> str | None:
+    """The new job's forecast at ``first``'s rate (its status read once), when it has one."""
+    from automodel_launch.errors import LaunchError
+    from automodel_launch.launchers.dispatch import statuses
+    from automodel_launch.progress.ahead import before_it_runs
+
+    if not done.manifests:
+        return None
+    try:
+        earlier = statuses([first], failures=True)[0].progress
+    except (LaunchError, OSError):  # its scheduler or files: not worth failing the rerun for
+        return None
+    if earlier is None or earlier.seconds_per_step is None:
+        return None
+    ahead = before_it_runs(done.manifests[0], earlier.seconds_per_step, f"job {first.id}'s")
+    return None if ahead is None else ahead.text
 
 
 def not_again(first: Manifest, strict: bool) -> Problems:

@@ -48,6 +48,8 @@ class Submission:
     """Points that ran on this node and failed, or that could not be launched."""
     driver: int | None = None
     """The pid of the driver process that feeds the sweep's points to its launcher."""
+    forecast: str | None = None
+    """``rerun``: the new job's forecast against its time limit at the first one's rate."""
 
 
 def refuse_unsupported(plan: JobPlan, launcher: str, *, detach: bool, after: bool) -> None:
