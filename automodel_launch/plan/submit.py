@@ -282,4 +282,10 @@ def raise_failed(done: Submission) -> None:
     """The points that failed on this node, as the command's one error."""
     if done.failed:
         count = len(done.plan.jobs)
-        raise LaunchError(f"{len(done.failed)} of {count} points failed: " + "; ".join(done.failed))
+        hint = None
+        if done.sweep is not None and done.manifests:
+            hint = (f"every point is recorded as sweep {done.sweep}: "
+                    f"automodel-launch status {done.sweep}")  # fmt: skip
+        raise LaunchError(
+            f"{len(done.failed)} of {count} points failed: " + "; ".join(done.failed), hint=hint
+        )

@@ -212,6 +212,9 @@ def test_a_later_array_refused_leaves_the_first_running_and_its_points_failed(
     assert "1 of 2 points failed: point 1 (array 1): " in done.stderr
     assert "Node count specification invalid" in done.stderr
     made = manifests(root, 2)
+    sweep = made[0]["sweep"]
+    said = " ".join(done.stderr.replace("│", " ").split())
+    assert f"every point is recorded as sweep {sweep}: automodel-launch status {sweep}" in said
     assert [m["scheduler_id"] for m in made] == ["1234_0", None]
     assert (root / "points/1/exit_code").read_text() == "1\n"
     fake_slurm.squeue(
