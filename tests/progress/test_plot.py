@@ -23,12 +23,14 @@ from automodel_launch.jobs.sweeps import SweepStatus
 from automodel_launch.progress import plot
 from automodel_launch.progress.read import Progress
 from tests.conftest import ROOT
+from tests.hostile.tokens import make
 from tests.jobs.sweep_helpers import SWEEP, sweep
 from tests.support.fake_slurm import FakeSlurm
 
 # the plot extra is installed with the tests (noxfile.py): its absence fails, never skips
 
-TOKEN = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+TOKEN = make("hugging-face", 33).value
+"""A credential in a swept key (built at run time: no credential-shaped literal)."""
 HALF_HOUR = "2026-11-30T10:00:00|2026-11-30T10:30:00"
 PYTHONPATH = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
 

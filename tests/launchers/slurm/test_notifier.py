@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from automodel_launch.launchers.slurm.notify import KILL_AFTER
+from tests.hostile.tokens import make
 from tests.render.conftest import render_text
 from tests.support.fake_slurm import FakeSlurm
 
@@ -107,13 +108,15 @@ slurm:
   command: |
 {command}
 """
+TOKEN = make("hugging-face", 32).value
+"""What the job's ``HF_TOKEN`` holds (built at run time: no credential-shaped literal)."""
 TORCHRUN_REPORT = """\
 [rank0]:step 11 | epoch 0 | loss 2.5000 | grad_norm 1.0000 | lr 1.00e-05 | mem 1.00 GiB
 [rank0]:step 12 | epoch 0 | loss 2.4375 | grad_norm 1.0000 | lr 1.00e-05 | mem 1.00 GiB
 [rank1]:step 12 | epoch 0 | loss 9.9999 | grad_norm 1.0000 | lr 1.00e-05 | mem 1.00 GiB
 [rank0]:[val] name "default" | step 12 | epoch 0 | loss 7.0000
 [rank1]:Traceback (most recent call last):
-[rank1]:ValueError: the data set has no rows (hf_abcdefghijklmnopqrstuvwxyz0123456789)
+[rank1]:ValueError: the data set has no rows (@TOKEN@)
 [rank0]:RuntimeError: Connection closed by peer
 torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
 ============================================================
@@ -184,8 +187,8 @@ def test_fail_says_which_rank_failed_why_and_where_training_was(
     tmp_path: Path, receiver: Receiver
 ) -> None:
     folder = job_dir(tmp_path)
-    (folder / "notified_4242.out").write_text(TORCHRUN_REPORT)
-    token = "hf_abcdefghijklmnopqrstuvwxyz0123456789"
+    token = TOKEN
+    (folder / "notified_4242.out").write_text(TORCHRUN_REPORT.replace("@TOKEN@", token))
     env_token = {"HF_TOKEN": token}
     done = subprocess.run(
         [sys.executable, str(folder / "notify.py"), "fail", "--exit-code", "1"],
