@@ -64,8 +64,9 @@ def command(
         _sweep(target, watch, output_format, sort, plots)
         return
     if sort is not None:
-        raise typer.BadParameter(f"{job} is one job: --sort orders a sweep's points",
-                                 param_hint="--sort")  # fmt: skip
+        from automodel_launch.errors import UsageError
+
+        raise UsageError(f"--sort: {job} is one job; --sort orders a sweep's points")
     manifest = target
     status = api.status(manifest)
     if not watch:
@@ -170,7 +171,9 @@ def _sweep(
 
         problem = sort_problem(sort, shown.points)
         if problem is not None:
-            raise typer.BadParameter(f"{sort!r}: {problem}", param_hint="--sort")
+            from automodel_launch.errors import UsageError
+
+            raise UsageError(f"--sort {sort!r}: {problem}")  # reported masked, as every error
     if output_format == "json":
         if not watch:
             sys.stdout.write(view.sweep_json(shown, sort))

@@ -72,11 +72,9 @@ def value_of(status: JobStatus, key: str) -> Any:
     if key == "tps_per_gpu":
         return None if p is None else p.tps_per_gpu
     value = status.manifest.values.get(key)
-    return (
-        value
-        if isinstance(value, (int, float, str)) and not isinstance(value, bool)
-        else (None if value is None else str(value))
-    )
+    if value is None or (isinstance(value, (int, float, str)) and not isinstance(value, bool)):
+        return value
+    return str(value)  # a boolean or a list sorts by its text
 
 
 def best(points: Sequence[JobStatus]) -> JobStatus | None:

@@ -112,9 +112,9 @@ def progress_of(status: JobStatus, *, now: float | None = None) -> Progress | No
         val_loss=val[-1][1] if val else None,
         best_val_loss=best[1] if best else None, best_val_step=best[0] if best else None,
         seconds_per_step=rate, rate_from=rate_from,
-        tps=_last(steps, "tps") or _last_record(records, "tps"),
-        tps_per_gpu=_last(steps, "tps_per_gpu") or _last_record(records, "tps_per_gpu"),
-        mem_gib=_last(steps, "mem_gib") or _last_record(records, "mem"),
+        tps=_either(_last(steps, "tps"), _last_record(records, "tps")),
+        tps_per_gpu=_either(_last(steps, "tps_per_gpu"), _last_record(records, "tps_per_gpu")),
+        mem_gib=_either(_last(steps, "mem_gib"), _last_record(records, "mem")),
         seconds_left=left if status.state in ("RUNNING", "PENDING", "REQUEUED") else None,
         forecast=_forecast(status, bounds, step, at, rate),
         problems=tuple(problems), notes=tuple(notes),
@@ -248,6 +248,11 @@ def _trend(losses: list[float]) -> str | None:
     if before == 0 or abs(after - before) <= FLAT * abs(before):
         return "flat"
     return "falling" if after < before else "rising"
+
+
+def _either(first: float | None, second: float | None) -> float | None:
+    """The log's value, else the JSONL's (a 0 the log printed is a value, not a gap)."""
+    return first if first is not None else second
 
 
 def _last(steps: list[StepLine], name: str) -> float | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +11,7 @@ from automodel_launch.jobs.manifest import Manifest
 from automodel_launch.jobs.status import JobStatus
 from automodel_launch.progress.compare import best, default_sort, ranked, scaling, sort_problem
 from automodel_launch.progress.read import Progress
+from tests.support.fake_slurm import FakeSlurm
 
 
 def point(index: int, values: dict[str, Any], progress: Progress | None,
@@ -66,3 +69,34 @@ def test_scaling_against_the_point_on_the_fewest_nodes() -> None:
     ]
     same = [point(i, {}, Progress(tps_per_gpu=1.0), nodes=1) for i in range(2)]
     assert scaling(same) is None
+
+
+def test_the_command_ranks_marks_and_refuses_a_key_it_cannot_sort_by(
+    fake_slurm: FakeSlurm, tmp_path: Path
+) -> None:
+    from tests.hostile.tokens import make
+    from tests.jobs.sweep_helpers import SWEEP
+    from tests.progress.test_plot import cli, logged_sweep
+
+    points = logged_sweep(fake_slurm, tmp_path)
+    shown = cli(fake_slurm, "status", SWEEP, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert re.findall(r"^(\*| ) +(\d) +optimizer\.lr=", shown.stdout, re.M) == [
+        ("*", "1"), (" ", "0")
+    ]  # fmt: skip
+    by_point = cli(fake_slurm, "status", SWEEP, "--sort", "point", "--format", "json",
+                   cwd=tmp_path)  # fmt: skip
+    assert json.loads(by_point.stdout)["order"] == [0, 1]
+    token = make("hugging-face", 34).value
+    wrong = cli(fake_slurm, "status", SWEEP, "--sort", token, cwd=tmp_path)
+    assert wrong.returncode == 2
+    assert wrong.stderr.startswith(
+        "error: --sort '***': sort by one of point, state, step, loss, val_loss, tps_per_gpu, "
+        "elapsed, optimizer.lr, peft.dim"
+    ), wrong.stderr
+    assert token not in wrong.stderr + wrong.stdout
+    one = cli(fake_slurm, "status", points[0].id, "--sort", "loss", cwd=tmp_path)
+    assert one.returncode == 2
+    assert one.stderr.startswith(
+        f"error: --sort: {points[0].id} is one job; --sort orders a sweep's points"
+    ), one.stderr
