@@ -12,11 +12,6 @@ jobs for MinJobAge=600 s and has no accounting): from its job directory alone.
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +19,7 @@ import pytest
 
 from tests.integration.conftest import free_port
 from tests.integration.slurm import HARNESS, Cluster
-from tests.integration.waiting import status_until
+from tests.integration.tool import Tool
 
 pytestmark = pytest.mark.integration
 
@@ -41,46 +36,15 @@ slurm:
   env_vars:
     OMP_NUM_THREADS: 1
 """
-ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
 
 
-class Cli:
-    def __init__(self, cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
-        self.cluster = cluster
-        self.tmp = tmp_path
-        self.env = {
-            "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin",
-            "AUTOMODEL_LAUNCH_STATE_DIR": str(tmp_path / "state"),
-            "TMPDIR": str(tmp_path),
-        }
-
-    def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return self.cluster.run(
-            sys.executable, "-m", "automodel_launch", *args,
-            cwd=self.tmp, timeout=timeout, extra_env=self.env,
-        )  # fmt: skip
-
+class Cli(Tool):
     def submit(self, name: str, mode: str, *, nodes: int = 1, ranks: int = 1,
                time_limit: str = "00:05:00") -> str:  # fmt: skip
         config = self.tmp / f"{name}.yaml"
         config.write_text(CONFIG.format(name=name, nodes=nodes, ranks=ranks, time=time_limit,
                                         port=free_port(), jobs=self.tmp / "jobs"))  # fmt: skip
-        entry = f"{HARNESS / 'failing_rank.py'} {mode}"
-        done = self.run("submit", str(config), "--entry", entry, "--no-preflight")
-        assert done.returncode == 0, done.stderr
-        match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
-        assert match, done.stdout + done.stderr
-        return match.group(1)
-
-    def status(self, job: str) -> dict[str, Any]:
-        done = self.run("status", job, "--format", "json")
-        assert done.returncode == 0, done.stderr
-        shown: dict[str, Any] = json.loads(done.stdout)
-        return shown
-
-    def wait_for_end(self, job: str, timeout: float = 300) -> dict[str, Any]:
-        """The job's status once it ended (``timeout``: a limit for a broken run only)."""
-        return status_until(lambda: self.status(job), lambda s: s["state"] in ENDED, timeout, 1)
+        return self.submitted(config, f"{HARNESS / 'failing_rank.py'} {mode}")
 
 
 @pytest.fixture

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -32,13 +30,12 @@ from automodel_launch.launchers.slurm.notify import KILL_AFTER
 from tests.integration.conftest import free_port
 from tests.integration.slurm import HARNESS, Cluster
 from tests.integration.test_slurm_requeue import RUN_TIMEOUT, release_when_requeued
-from tests.integration.waiting import status_until
+from tests.integration.tool import Tool
 
 pytestmark = pytest.mark.integration
 
 VARIABLE = "TEAM_WEBHOOK_URL"
 SECRET_PATH = "/hooks/T0-s3cr3t-1a2b3c4d5e6f"
-ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
 NOTIFY = """\
   notify:
     webhook_env: {variable}
@@ -122,27 +119,11 @@ def receiver() -> Iterator[Receiver]:
     found.server.server_close()
 
 
-class Cli:
+class Cli(Tool):
     """The command line as a user runs it, the webhook's URL in its environment."""
 
     def __init__(self, cluster: Cluster, torchrun: str, tmp_path: Path, url: str) -> None:
-        self.cluster = cluster
-        self.tmp = tmp_path
-        self.outputs: list[str] = []
-        self.env = {
-            "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin",
-            "AUTOMODEL_LAUNCH_STATE_DIR": str(tmp_path / "state"),
-            "TMPDIR": str(tmp_path),
-            VARIABLE: url,
-        }
-
-    def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        done = self.cluster.run(
-            sys.executable, "-m", "automodel_launch", *args,
-            cwd=self.tmp, timeout=timeout, extra_env=self.env,
-        )  # fmt: skip
-        self.outputs += [done.stdout, done.stderr]
-        return done
+        super().__init__(cluster, torchrun, tmp_path, **{VARIABLE: url})
 
     def submit(self, name: str, entry: str, *, nodes: int = 1, ranks: int = 1,
                timeout: int = 5) -> str:  # fmt: skip
@@ -152,20 +133,7 @@ class Cli:
                           jobs=self.tmp / "jobs")
             + NOTIFY.format(variable=VARIABLE, timeout=timeout)
         )  # fmt: skip
-        done = self.run("submit", str(config), "--entry", entry, "--no-preflight")
-        assert done.returncode == 0, done.stderr
-        match = re.search(r"^recorded as job (\w+): ", done.stdout, re.M)
-        assert match, done.stdout + done.stderr
-        return match.group(1)
-
-    def status(self, job: str) -> dict[str, Any]:
-        done = self.run("status", job, "--format", "json")
-        assert done.returncode == 0, done.stderr
-        shown: dict[str, Any] = json.loads(done.stdout)
-        return shown
-
-    def wait_for_end(self, job: str, timeout: float = 300) -> dict[str, Any]:
-        return status_until(lambda: self.status(job), lambda s: s["state"] in ENDED, timeout, 1)
+        return self.submitted(config, entry)
 
 
 def assert_url_nowhere(url: str, folders: list[Path], outputs: list[str]) -> None:

@@ -18,9 +18,7 @@ Three jobs are submitted at once and watched together:
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +26,7 @@ import pytest
 
 from tests.integration.conftest import free_port
 from tests.integration.slurm import HARNESS, Cluster
-from tests.integration.waiting import status_until
+from tests.integration.tool import ENDED, Tool
 
 pytestmark = pytest.mark.integration
 
@@ -54,25 +52,9 @@ slurm:
     STEPS: {steps}
     CKPT_EVERY: {every}
 {more}"""
-ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
 
 
-class Cli:
-    def __init__(self, cluster: Cluster, torchrun: str, tmp_path: Path) -> None:
-        self.cluster = cluster
-        self.tmp = tmp_path
-        self.env = {
-            "PATH": f"{Path(torchrun).parent}:{os.environ['PATH']}:/usr/sbin",
-            "AUTOMODEL_LAUNCH_STATE_DIR": str(tmp_path / "state"),
-            "TMPDIR": str(tmp_path),
-        }
-
-    def run(self, *args: str, timeout: float = 120) -> Any:
-        return self.cluster.run(
-            sys.executable, "-m", "automodel_launch", *args,
-            cwd=self.tmp, timeout=timeout, extra_env=self.env,
-        )  # fmt: skip
-
+class Cli(Tool):
     def submit(self, name: str, mode: str, *, steps: int, every: int, time_limit: str,
                more: dict[str, str], prefix: str = "",
                options: tuple[str, ...] = ()) -> str:  # fmt: skip
@@ -82,21 +64,7 @@ class Cli:
             name=name, steps=steps, every=every, time=time_limit, port=free_port(),
             jobs=self.tmp / "jobs", ckpt=self.tmp / "ckpt" / name, more=extra,
         ))  # fmt: skip
-        entry = f"{HARNESS / 'progress_trainer.py'} {mode}"
-        done = self.run("submit", str(config), "--entry", entry, "--no-preflight", *options)
-        assert done.returncode == 0, done.stderr
-        match = re.search(r"^recorded (?:as job|\d+ points as sweep) (\w+)", done.stdout, re.M)
-        assert match, done.stdout + done.stderr
-        return match.group(1)
-
-    def status(self, job: str) -> dict[str, Any]:
-        done = self.run("status", job, "--format", "json")
-        assert done.returncode == 0, done.stderr
-        shown: dict[str, Any] = json.loads(done.stdout)
-        return shown
-
-    def until(self, job: str, done: Any, timeout: float) -> dict[str, Any]:
-        return status_until(lambda: self.status(job), done, timeout, 1)
+        return self.submitted(config, f"{HARNESS / 'progress_trainer.py'} {mode}", *options)
 
 
 def _problems(shown: dict[str, Any]) -> list[str]:
